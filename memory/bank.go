@@ -1,0 +1,51 @@
+package memory
+
+import (
+	"regexp"
+	"time"
+)
+
+// DefaultBank is the bank used when the caller names none.
+const DefaultBank = "default"
+
+// Bank is an isolated memory: one user or one agent. Every other row
+// belongs to exactly one bank and no read or write ever crosses banks.
+type Bank struct {
+	ID        string // stable identifier; equal to Name for banks created by name
+	Name      string
+	Settings  BankSettings
+	Embedder  string // name of the embedder that wrote the bank's vectors
+	Dimension int    // dimension of the bank's vectors; 0 until the first write
+	CreatedAt time.Time
+}
+
+// BankSettings are a bank's overrides of the engine's defaults. The zero
+// value means "use the defaults" everywhere.
+type BankSettings struct {
+	// Disposition, each 1–5 (Hindsight); 0 means unset.
+	Skepticism int `json:"skepticism,omitempty"`
+	Literalism int `json:"literalism,omitempty"`
+	Empathy    int `json:"empathy,omitempty"`
+
+	Mission    string `json:"mission,omitempty"`
+	Background string `json:"background,omitempty"`
+
+	// ShortTermTTL overrides DefaultShortTermTTL when non-zero.
+	ShortTermTTL time.Duration `json:"short_term_ttl,omitempty"`
+	// ConsolidateInterval overrides the runner's pending-facts interval.
+	ConsolidateInterval time.Duration `json:"consolidate_interval,omitempty"`
+}
+
+var bankNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// ValidateBankName reports whether name can name a bank: 1–128 characters
+// of letters, digits, '.', '_', ':' and '-', starting with a letter or digit.
+func ValidateBankName(name string) error {
+	if name == "" {
+		return Errorf(EINVALID, "bank name is empty")
+	}
+	if !bankNameRE.MatchString(name) {
+		return Errorf(EINVALID, "bank name %q: use 1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit", name)
+	}
+	return nil
+}

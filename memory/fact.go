@@ -1,0 +1,108 @@
+package memory
+
+import "time"
+
+// DefaultShortTermTTL is how long a short-term memory lives before the
+// lifecycle pass promotes or prunes it (Robothor: 48 h).
+const DefaultShortTermTTL = 48 * time.Hour
+
+// FactKind says what a fact is about (Hindsight's fact types; observations
+// are their own type).
+type FactKind string
+
+const (
+	KindWorld      FactKind = "world"      // about the world
+	KindExperience FactKind = "experience" // what the user or agent did or lived
+)
+
+// Category is Robothor's classification of a fact.
+type Category string
+
+const (
+	CategoryPersonal   Category = "personal"
+	CategoryProject    Category = "project"
+	CategoryDecision   Category = "decision"
+	CategoryPreference Category = "preference"
+	CategoryEvent      Category = "event"
+	CategoryContact    Category = "contact"
+	CategoryTechnical  Category = "technical"
+)
+
+// Sensitivity classifies how private a fact is (Annie).
+type Sensitivity string
+
+const (
+	SensitivityOpen      Sensitivity = "open"
+	SensitivityPrivate   Sensitivity = "private"
+	SensitivitySensitive Sensitivity = "sensitive"
+)
+
+// Status is a fact's (or observation's) lifecycle state.
+type Status string
+
+const (
+	StatusActive     Status = "active"
+	StatusSuperseded Status = "superseded"
+	StatusArchived   Status = "archived"
+)
+
+// Fact is a memory unit: one atomic piece of information with its
+// provenance, its bi-temporal validity and its lifecycle counters.
+//
+// Times are bi-temporal. OccurredStart/OccurredEnd and ValidFrom/ValidTo
+// are the event timeline (when it was true in the world); CreatedAt and
+// ExpiredAt are the transaction timeline (when mnemo learned it and when
+// it learned it stopped being true). A zero time means "unknown" or, for
+// ValidTo/ExpiredAt/ExpiresAt, "open".
+type Fact struct {
+	ID         string
+	BankID     string
+	DocumentID string
+	ChunkID    string
+	// SourceRef is the external id of the message or sentence the fact came
+	// from (e.g. a chat turn id); empty when the source has none.
+	SourceRef string
+	// Seq is the fact's ingestion order within its bank, assigned by the
+	// store on insert (monotonic, starting at 1).
+	Seq int64
+
+	Text        string
+	Kind        FactKind
+	Category    Category
+	Confidence  float64
+	Importance  float64
+	Sensitivity Sensitivity
+	Speaker     string
+	Evidence    string
+	Tags        []string
+	Embedding   []float32
+
+	OccurredStart time.Time
+	OccurredEnd   time.Time
+	MentionedAt   time.Time
+	ValidFrom     time.Time
+	ValidTo       time.Time
+	CreatedAt     time.Time
+	ExpiredAt     time.Time
+
+	AccessCount        int
+	LastAccessed       time.Time
+	ReinforcementCount int
+	DecayScore         float64
+	Status             Status
+	SupersededBy       string
+	ConsolidatedAt     time.Time
+	ExpiresAt          time.Time
+}
+
+// EventTime is the best known time the fact was true in the world:
+// OccurredStart, else MentionedAt, else CreatedAt.
+func (f *Fact) EventTime() time.Time {
+	switch {
+	case !f.OccurredStart.IsZero():
+		return f.OccurredStart
+	case !f.MentionedAt.IsZero():
+		return f.MentionedAt
+	}
+	return f.CreatedAt
+}

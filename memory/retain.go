@@ -1,0 +1,44 @@
+package memory
+
+import "time"
+
+// MaxContentBytes bounds one retained item (all of its text together).
+// Larger items are refused with EINVALID rather than truncated.
+const MaxContentBytes = 16 << 20
+
+// Message is one turn of a conversation.
+type Message struct {
+	ID      string    // external id of the turn (e.g. "D1:3"); optional
+	Speaker string    // who said it
+	Text    string    // what was said
+	Time    time.Time // when; zero means the request's At
+}
+
+// RetainRequest is one item to remember: either plain Text (split into
+// sentences) or a conversation of Messages, never both.
+type RetainRequest struct {
+	BankID   string
+	Source   string // channel; default SourceAPI
+	ItemID   string // external id; default: the content hash
+	Text     string
+	Speaker  string // speaker of Text, if any
+	Messages []Message
+	// At is the item's own time (when it was said or written); zero means
+	// now. Relative dates in the text are resolved against it.
+	At       time.Time
+	Tags     []string
+	Metadata map[string]string
+}
+
+// RetainResult reports what a retain did.
+type RetainResult struct {
+	DocumentID string `json:"document_id"`
+	// Duplicate is true when the same item with the same content had been
+	// retained before: nothing was written.
+	Duplicate bool `json:"duplicate"`
+	// Replaced is true when an older version of the item was replaced.
+	Replaced bool `json:"replaced,omitempty"`
+	Facts    int  `json:"facts"`
+	Entities int  `json:"entities"`
+	Links    int  `json:"links"`
+}

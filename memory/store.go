@@ -1,0 +1,163 @@
+package memory
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the persistence contract every backend (SQLite, PostgreSQL)
+// implements and store/storetest checks. All methods are safe for
+// concurrent use. Every method that takes a bank id touches nothing outside
+// that bank; a bank id that does not exist gives an ENOTFOUND *Error.
+type Store interface {
+	// CreateBank creates a bank; ECONFLICT if one of that name exists.
+	CreateBank(ctx context.Context, b *Bank) error
+	// Bank returns the bank with the given id, or ENOTFOUND.
+	Bank(ctx context.Context, id string) (*Bank, error)
+	// Banks lists every bank ordered by id.
+	Banks(ctx context.Context) ([]*Bank, error)
+	// DeleteBank removes a bank and everything in it, or ENOTFOUND.
+	DeleteBank(ctx context.Context, id string) error
+	// SetBankEmbedder records the embedder name and dimension of a bank's
+	// vectors. It succeeds if none was recorded or the same one was, and
+	// fails with ECONFLICT if another was.
+	SetBankEmbedder(ctx context.Context, bankID, name string, dim int) error
+
+	// Write applies a batch atomically: everything in it is stored, or
+	// nothing is. A batch whose document (bank, source, item) was already
+	// stored with the same content hash stores nothing and reports
+	// Duplicate; with a different hash the old document and its facts are
+	// replaced.
+	Write(ctx context.Context, w *WriteBatch) (*WriteResult, error)
+
+	// DocumentByItem returns the document stored for (source, item), or
+	// ENOTFOUND.
+	DocumentByItem(ctx context.Context, bankID, source, item string) (*Document, error)
+	// Chunks returns the chunks of a document in index order.
+	Chunks(ctx context.Context, bankID, documentID string) ([]*Chunk, error)
+
+	// Facts returns the facts with the given ids in the order asked; ids
+	// that do not exist are left out. Embeddings are not loaded.
+	Facts(ctx context.Context, bankID string, ids []string) ([]*Fact, error)
+	// SearchVector returns the k facts most similar (cosine) to vec that
+	// pass the filter, best first; Score is the cosine similarity.
+	SearchVector(ctx context.Context, bankID string, vec []float32, k int, f Filter) ([]Hit, error)
+	// SearchText runs a full-text search for any of terms (plain words: the
+	// store quotes them, so no query syntax can be injected) and returns up
+	// to k facts that pass the filter, best first; Score is BM25 (higher is
+	// better).
+	SearchText(ctx context.Context, bankID string, terms []string, k int, f Filter) ([]Hit, error)
+	// SearchTime returns up to k facts whose event time falls in
+	// [from, to), ordered by event time, that pass the filter.
+	SearchTime(ctx context.Context, bankID string, from, to time.Time, k int, f Filter) ([]Hit, error)
+	// Links returns the links leaving the given facts, of the given kinds
+	// (all kinds when none are given).
+	Links(ctx context.Context, bankID string, factIDs []string, kinds ...LinkKind) ([]Link, error)
+
+	// EntitiesByName returns the entities whose normalised name or alias is
+	// one of names (already normalised with NormalizeName), of any type.
+	EntitiesByName(ctx context.Context, bankID string, names []string) ([]*Entity, error)
+	// EntityRefs returns the entity refs of the given facts.
+	EntityRefs(ctx context.Context, bankID string, factIDs []string) ([]EntityRef, error)
+	// FactsByEntity returns up to limit active facts that mention the
+	// entity, newest first.
+	FactsByEntity(ctx context.Context, bankID, entityID string, limit int) ([]string, error)
+	// Entities returns the entities with the given ids.
+	Entities(ctx context.Context, bankID string, ids []string) ([]*Entity, error)
+
+	// RecordAccess adds one access to each fact and sets last_accessed.
+	RecordAccess(ctx context.Context, bankID string, factIDs []string, at time.Time) error
+
+	// Stats counts what a bank holds.
+	Stats(ctx context.Context, bankID string) (*Stats, error)
+
+	// Close releases the store's resources.
+	Close() error
+}
+
+// WriteBatch is everything one retained document writes. Store.Write
+// applies it in one transaction.
+type WriteBatch struct {
+	BankID   string
+	Document *Document
+	Chunks   []*Chunk
+	Facts    []*Fact // with Embedding set; Seq is assigned by the store
+	Entities []EntityUpsert
+	Refs     []EntityRef
+	// Cooccurrences counts entity pairs mentioned together; A < B.
+	Cooccurrences []Cooccurrence
+	Links         []Link
+	Relations     []*Relation
+	// Reinforce adds one to reinforcement_count of these existing facts.
+	Reinforce []string
+	// Supersede marks existing facts superseded by new ones.
+	Supersede []Supersession
+	// Watermark, when set, is stored in the same transaction.
+	Watermark *Watermark
+}
+
+// EntityUpsert creates an entity or adds to an existing one: mention and
+// episode counts are added, first_seen/last_seen widened, aliases merged.
+type EntityUpsert struct {
+	Entity   Entity // ID, Name, Type, Aliases, FirstSeen, LastSeen
+	Mentions int
+	Episodes int
+}
+
+// Cooccurrence is a count of how often two entities are mentioned in one
+// fact; EntityA < EntityB.
+type Cooccurrence struct {
+	EntityA, EntityB string
+	Count            int
+}
+
+// Supersession closes an old fact: status superseded, superseded_by,
+// valid_to and expired_at.
+type Supersession struct {
+	FactID       string
+	SupersededBy string
+	ValidTo      time.Time
+	ExpiredAt    time.Time
+}
+
+// WriteResult reports what Store.Write did.
+type WriteResult struct {
+	// Duplicate is true when the document was already stored with the same
+	// content: nothing was written.
+	Duplicate bool
+	// Replaced is true when an older version of the document was replaced.
+	Replaced   bool
+	DocumentID string
+	Facts      int
+}
+
+// Filter narrows searches. The zero value matches every active fact.
+type Filter struct {
+	Kinds []FactKind
+	Tags  []string // any of
+	// From/To bound the event time; zero is open.
+	From, To time.Time
+	// Statuses to include; nil means active only.
+	Statuses []Status
+	// Sensitive includes facts classified sensitive.
+	Sensitive bool
+}
+
+// Hit is one search result: a fact id with the strategy's own score.
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// Stats counts the contents of a bank.
+type Stats struct {
+	Documents  int
+	Chunks     int
+	Facts      int
+	Active     int
+	Superseded int
+	Archived   int
+	Entities   int
+	Relations  int
+	Links      int
+}
