@@ -1,0 +1,225 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// DefaultLoCoMoLimit is the results asked of each LoCoMo recall: a run
+// lists at least 100 ids per query (PROTOCOL §5), the MRR cutoff.
+const DefaultLoCoMoLimit = 100
+
+// LoCoMoSource is the Source of every document RunLoCoMo retains.
+const LoCoMoSource = "locomo"
+
+// LoCoMoOptions tunes [RunLoCoMo]. The zero value is ready to use.
+type LoCoMoOptions struct {
+	// BankPrefix is put before each conversation's sample_id to name its
+	// bank; "" names banks by sample_id alone.
+	BankPrefix string
+	// Limit is the results asked of each recall; 0 means
+	// DefaultLoCoMoLimit.
+	Limit int
+	// RunFile, when set, receives the run file (PROTOCOL §5): one line
+	// {"query_id": …, "ranked": […]} per evaluated query, in query order.
+	RunFile io.Writer
+	// Progress, when set, is called after each step with the steps done
+	// and the total: one step per retained session and per recall.
+	Progress func(done, total int)
+}
+
+// LoCoMoReport is the outcome of [RunLoCoMo]. Its JSON is
+//
+//	{"overall": {"n", "recall@5", "recall@10", "recall@20", "hit@10", "mrr", …},
+//	 "categories": {"multi-hop": {…}, "temporal": {…}, "open-domain": {…}, "single-hop": {…}},
+//	 "ingest_facts_per_s": …, "recall_ms": {"p50", "p95", "p99"}}
+//
+// where the groups also carry hit@5, all@10 and ndcg@10.
+type LoCoMoReport struct {
+	// Overall is the mean over every evaluated query (micro average).
+	Overall GroupScore `json:"overall"`
+	// Categories holds one group per evaluated category, by name; a
+	// category without queries has N = 0.
+	Categories map[string]GroupScore `json:"categories"`
+	// IngestFactsPerSec is the facts the engine reported retaining over
+	// the wall time of all retain calls.
+	IngestFactsPerSec float64 `json:"ingest_facts_per_s"`
+	// RecallMS is the latency of one recall call.
+	RecallMS Latency `json:"recall_ms"`
+
+	Sessions   int           `json:"-"` // documents retained
+	Facts      int           `json:"-"` // facts the engine reported
+	IngestTime time.Duration `json:"-"` // wall time of all retain calls
+}
+
+// RunLoCoMo benchmarks eng on data. For each conversation it creates a bank
+// named opts.BankPrefix + sample_id, retains each session as one chat
+// document (see [LoCoMoConversation.RetainRequests]), then recalls every
+// evaluated question with the conversation's Now as the reference time.
+// A result's ranked id is its fact's SourceRef: the turn id the engine was
+// given. Results without one are skipped, repeats keep their first rank.
+//
+// The banks must not exist yet. RunLoCoMo stops at the first error of the
+// engine, of ctx or of writing the run file.
+func RunLoCoMo(ctx context.Context, eng Engine, data *LoCoMo, opts LoCoMoOptions) (*LoCoMoReport, error) {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = DefaultLoCoMoLimit
+	}
+	var run *json.Encoder
+	if opts.RunFile != nil {
+		run = json.NewEncoder(opts.RunFile)
+		run.SetEscapeHTML(false)
+	}
+	total, done := 0, 0
+	for _, c := range data.Conversations {
+		total += len(c.Sessions)
+		for _, q := range c.Queries {
+			if q.Evaluated {
+				total++
+			}
+		}
+	}
+	step := func() {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+
+	r := &LoCoMoReport{}
+	var (
+		scores    []QueryScore
+		groups    []string
+		latencies []time.Duration
+	)
+	for _, c := range data.Conversations {
+		bank, err := eng.CreateBank(ctx, opts.BankPrefix+c.ID)
+		if err != nil {
+			return nil, fmt.Errorf("create bank %s: %w", opts.BankPrefix+c.ID, err)
+		}
+		for _, req := range c.RetainRequests(bank.ID) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			start := time.Now()
+			res, err := eng.Retain(ctx, req)
+			r.IngestTime += time.Since(start)
+			if err != nil {
+				return nil, fmt.Errorf("retain %s: %w", req.ItemID, err)
+			}
+			r.Sessions++
+			r.Facts += res.Facts
+			step()
+		}
+		for _, q := range c.Queries {
+			if !q.Evaluated {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			start := time.Now()
+			rec, err := eng.Recall(ctx, memory.Query{BankID: bank.ID, Text: q.Question, Limit: limit, Now: c.Now})
+			latencies = append(latencies, time.Since(start))
+			if err != nil {
+				return nil, fmt.Errorf("recall %s: %w", q.ID, err)
+			}
+			ranked := RankedRefs(rec)
+			if run != nil {
+				line := struct {
+					QueryID string   `json:"query_id"`
+					Ranked  []string `json:"ranked"`
+				}{q.ID, ranked}
+				if err := run.Encode(line); err != nil {
+					return nil, fmt.Errorf("write run file: %w", err)
+				}
+			}
+			scores = append(scores, ScoreQuery(ranked, q.Gold))
+			groups = append(groups, q.Category.String())
+			step()
+		}
+	}
+
+	overall, byGroup := Summarize(scores, groups)
+	r.Overall = overall
+	r.Categories = make(map[string]GroupScore, len(evaluatedCategories))
+	for _, cat := range evaluatedCategories {
+		r.Categories[cat.String()] = byGroup[cat.String()] // zero (n = 0) when absent
+	}
+	r.IngestFactsPerSec = perSecond(r.Facts, r.IngestTime)
+	r.RecallMS = Percentiles(latencies)
+	return r, nil
+}
+
+// RetainRequests returns the conversation's sessions as retain requests
+// for bankID, in ingestion order: Source [LoCoMoSource], ItemID
+// "<sample_id>/session_<n>", At the session time, and one message per
+// turn with the turn's memory id as ID, its speaker, its text followed by
+// " (image: <caption>)" when it shared an image, and the session time.
+func (c *LoCoMoConversation) RetainRequests(bankID string) []memory.RetainRequest {
+	reqs := make([]memory.RetainRequest, 0, len(c.Sessions))
+	for _, s := range c.Sessions {
+		msgs := make([]memory.Message, 0, len(s.Turns))
+		for _, t := range s.Turns {
+			text := t.Text
+			if t.Caption != "" {
+				text += " (image: " + t.Caption + ")"
+			}
+			msgs = append(msgs, memory.Message{ID: t.ID, Speaker: t.Speaker, Text: text, Time: s.Time})
+		}
+		reqs = append(reqs, memory.RetainRequest{
+			BankID:   bankID,
+			Source:   LoCoMoSource,
+			ItemID:   fmt.Sprintf("%s/session_%d", c.ID, s.N),
+			At:       s.Time,
+			Messages: msgs,
+		})
+	}
+	return reqs
+}
+
+// RankedRefs returns the SourceRefs of rec's results in rank order, without
+// empty refs and repeats (first occurrence kept): the ranked memory ids of
+// a run. It never returns nil, so a run line always has a list.
+func RankedRefs(rec *memory.Recollection) []string {
+	out := []string{}
+	if rec == nil {
+		return out
+	}
+	seen := make(map[string]bool, len(rec.Results))
+	for _, res := range rec.Results {
+		if res.Fact == nil || res.Fact.SourceRef == "" || seen[res.Fact.SourceRef] {
+			continue
+		}
+		seen[res.Fact.SourceRef] = true
+		out = append(out, res.Fact.SourceRef)
+	}
+	return out
+}
+
+// WriteText writes r as a human-readable table: one row per evaluated
+// category and one overall, then ingest and recall latency lines.
+func (r *LoCoMoReport) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-12s %5s %7s %7s %7s %7s %7s %8s\n", "category", "n", "R@5", "R@10", "R@20", "Hit@10", "MRR", "nDCG@10")
+	row := func(name string, g GroupScore) {
+		fmt.Fprintf(&b, "%-12s %5d %7.4f %7.4f %7.4f %7.4f %7.4f %8.4f\n",
+			name, g.N, g.Recall5, g.Recall10, g.Recall20, g.Hit10, g.MRR, g.NDCG10)
+	}
+	for _, cat := range evaluatedCategories {
+		row(cat.String(), r.Categories[cat.String()])
+	}
+	row("overall", r.Overall)
+	fmt.Fprintf(&b, "ingest: %d facts from %d sessions in %s (%.1f facts/s)\n",
+		r.Facts, r.Sessions, r.IngestTime.Round(time.Millisecond), r.IngestFactsPerSec)
+	fmt.Fprintf(&b, "recall: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms\n", r.RecallMS.P50, r.RecallMS.P95, r.RecallMS.P99)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

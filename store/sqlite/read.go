@@ -1,0 +1,429 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// idList passes a list of ids as one JSON parameter (used with json_each),
+// so no query ever grows with the number of ids.
+func idList(ids []string) string { return stringsJSON(ids) }
+
+const factColumns = `id, seq, document_id, chunk_id, source_ref, text, kind, category, confidence, importance, sensitivity,
+	speaker, evidence, tags, occurred_start, occurred_end, mentioned_at, valid_from, valid_to, created_at, expired_at,
+	access_count, last_accessed, reinforcement_count, decay_score, status, superseded_by, consolidated_at, expires_at`
+
+func scanFact(bank string, r interface{ Scan(...any) error }) (*memory.Fact, error) {
+	f := &memory.Fact{BankID: bank}
+	var kind, category, sens, tags, status string
+	var occS, occE, ment, vf, vt, created, exp, lastAcc, cons, expires sql.NullInt64
+	if err := r.Scan(&f.ID, &f.Seq, &f.DocumentID, &f.ChunkID, &f.SourceRef, &f.Text, &kind, &category, &f.Confidence, &f.Importance, &sens,
+		&f.Speaker, &f.Evidence, &tags, &occS, &occE, &ment, &vf, &vt, &created, &exp,
+		&f.AccessCount, &lastAcc, &f.ReinforcementCount, &f.DecayScore, &status, &f.SupersededBy, &cons, &expires); err != nil {
+		return nil, err
+	}
+	f.Kind, f.Category, f.Sensitivity, f.Status = memory.FactKind(kind), memory.Category(category), memory.Sensitivity(sens), memory.Status(status)
+	if tags != "[]" {
+		if err := unmarshalJSON(tags, &f.Tags); err != nil {
+			return nil, fmt.Errorf("fact %s tags: %w", f.ID, err)
+		}
+	}
+	f.OccurredStart, f.OccurredEnd, f.MentionedAt = fromNullMicro(occS), fromNullMicro(occE), fromNullMicro(ment)
+	f.ValidFrom, f.ValidTo, f.CreatedAt, f.ExpiredAt = fromNullMicro(vf), fromNullMicro(vt), fromNullMicro(created), fromNullMicro(exp)
+	f.LastAccessed, f.ConsolidatedAt, f.ExpiresAt = fromNullMicro(lastAcc), fromNullMicro(cons), fromNullMicro(expires)
+	return f, nil
+}
+
+// Facts implements memory.Store.
+func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+factColumns+` FROM facts WHERE bank_id = ? AND id IN (SELECT value FROM json_each(?))`, bankID, idList(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byID := make(map[string]*memory.Fact, len(ids))
+	for rows.Next() {
+		f, err := scanFact(bankID, rows)
+		if err != nil {
+			return nil, err
+		}
+		byID[f.ID] = f
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]*memory.Fact, 0, len(byID))
+	for _, id := range ids {
+		if f, ok := byID[id]; ok {
+			out = append(out, f)
+			delete(byID, id) // a repeated id is returned once
+		}
+	}
+	return out, nil
+}
+
+// DocumentByItem implements memory.Store.
+func (s *Store) DocumentByItem(ctx context.Context, bankID, source, item string) (*memory.Document, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	d := &memory.Document{BankID: bankID}
+	var meta, tags string
+	var occurred, created sql.NullInt64
+	err := s.rdb.QueryRowContext(ctx, `SELECT id, source, item_id, content_hash, content, metadata, tags, occurred_at, created_at
+		FROM documents WHERE bank_id = ? AND source = ? AND item_id = ?`, bankID, source, item).
+		Scan(&d.ID, &d.Source, &d.ItemID, &d.ContentHash, &d.Content, &meta, &tags, &occurred, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, memory.Errorf(memory.ENOTFOUND, "no document %s/%s in bank %q", source, item, bankID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := unmarshalJSON(meta, &d.Metadata); err != nil {
+		return nil, err
+	}
+	if err := unmarshalJSON(tags, &d.Tags); err != nil {
+		return nil, err
+	}
+	if len(d.Tags) == 0 {
+		d.Tags = nil
+	}
+	d.OccurredAt, d.CreatedAt = fromNullMicro(occurred), fromNullMicro(created)
+	return d, nil
+}
+
+// Chunks implements memory.Store.
+func (s *Store) Chunks(ctx context.Context, bankID, documentID string) ([]*memory.Chunk, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, document_id, idx, text FROM chunks WHERE bank_id = ? AND document_id = ? ORDER BY idx`, bankID, documentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*memory.Chunk
+	for rows.Next() {
+		c := &memory.Chunk{BankID: bankID}
+		if err := rows.Scan(&c.ID, &c.DocumentID, &c.Index, &c.Text); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// filterSQL renders a filter as SQL conditions on facts aliased f.
+func filterSQL(flt memory.Filter) (string, []any) {
+	var b strings.Builder
+	var args []any
+	statuses := flt.Statuses
+	if len(statuses) == 0 {
+		statuses = []memory.Status{memory.StatusActive}
+	}
+	st := make([]string, len(statuses))
+	for i, s := range statuses {
+		st[i] = string(s)
+	}
+	b.WriteString(` AND f.status IN (SELECT value FROM json_each(?))`)
+	args = append(args, idList(st))
+	if len(flt.Kinds) > 0 {
+		ks := make([]string, len(flt.Kinds))
+		for i, k := range flt.Kinds {
+			ks[i] = string(k)
+		}
+		b.WriteString(` AND f.kind IN (SELECT value FROM json_each(?))`)
+		args = append(args, idList(ks))
+	}
+	if !flt.From.IsZero() {
+		b.WriteString(` AND f.event_time >= ?`)
+		args = append(args, flt.From.UnixMicro())
+	}
+	if !flt.To.IsZero() {
+		b.WriteString(` AND f.event_time < ?`)
+		args = append(args, flt.To.UnixMicro())
+	}
+	if !flt.Sensitive {
+		b.WriteString(` AND f.sensitivity <> 'sensitive'`)
+	}
+	if len(flt.Tags) > 0 {
+		b.WriteString(` AND EXISTS (SELECT 1 FROM json_each(f.tags) t WHERE t.value IN (SELECT value FROM json_each(?)))`)
+		args = append(args, idList(flt.Tags))
+	}
+	return b.String(), args
+}
+
+// ftsQuery turns plain terms into an FTS5 query that can never be read as
+// syntax: every term becomes a quoted string (quotes doubled), joined by
+// OR. Terms with no letter or digit are dropped.
+func ftsQuery(terms []string) string {
+	var parts []string
+	for _, t := range terms {
+		if !strings.ContainsFunc(t, isWordRune) {
+			continue
+		}
+		parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+func isWordRune(r rune) bool {
+	return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127
+}
+
+// SearchText implements memory.Store with FTS5 BM25.
+func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k int, flt memory.Filter) ([]memory.Hit, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	q := ftsQuery(terms)
+	if q == "" || k <= 0 {
+		return nil, nil
+	}
+	cond, args := filterSQL(flt)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT f.id, -bm25(facts_fts) AS score FROM facts_fts JOIN facts f ON f.pk = facts_fts.rowid
+		WHERE facts_fts MATCH ? AND f.bank_id = ?`+cond+` ORDER BY bm25(facts_fts), f.seq LIMIT ?`,
+		append(append([]any{q, bankID}, args...), k)...)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	return scanHits(rows)
+}
+
+// SearchTime implements memory.Store. Hits are ordered by event time; the
+// score is the event time in days since the epoch (for explanations).
+func (s *Store) SearchTime(ctx context.Context, bankID string, from, to time.Time, k int, flt memory.Filter) ([]memory.Hit, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	// The window narrows the filter's own time range, never widens it.
+	if flt.From.IsZero() || from.After(flt.From) {
+		flt.From = from
+	}
+	if flt.To.IsZero() || (!to.IsZero() && to.Before(flt.To)) {
+		flt.To = to
+	}
+	cond, args := filterSQL(flt)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT f.id, f.event_time / 86400000000.0 FROM facts f WHERE f.bank_id = ?`+cond+` ORDER BY f.event_time, f.seq LIMIT ?`,
+		append(append([]any{bankID}, args...), k)...)
+	if err != nil {
+		return nil, fmt.Errorf("time search: %w", err)
+	}
+	return scanHits(rows)
+}
+
+func scanHits(rows *sql.Rows) ([]memory.Hit, error) {
+	defer rows.Close()
+	var out []memory.Hit
+	for rows.Next() {
+		var h memory.Hit
+		if err := rows.Scan(&h.ID, &h.Score); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// Links implements memory.Store.
+func (s *Store) Links(ctx context.Context, bankID string, factIDs []string, kinds ...memory.LinkKind) ([]memory.Link, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	if len(factIDs) == 0 {
+		return nil, nil
+	}
+	q := `SELECT from_id, to_id, kind, entity_id, weight FROM links WHERE bank_id = ? AND from_id IN (SELECT value FROM json_each(?))`
+	args := []any{bankID, idList(factIDs)}
+	if len(kinds) > 0 {
+		ks := make([]string, len(kinds))
+		for i, k := range kinds {
+			ks[i] = string(k)
+		}
+		q += ` AND kind IN (SELECT value FROM json_each(?))`
+		args = append(args, idList(ks))
+	}
+	rows, err := s.rdb.QueryContext(ctx, q+` ORDER BY from_id, kind, to_id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []memory.Link
+	for rows.Next() {
+		l := memory.Link{BankID: bankID}
+		var kind string
+		if err := rows.Scan(&l.FromID, &l.ToID, &kind, &l.EntityID, &l.Weight); err != nil {
+			return nil, err
+		}
+		l.Kind = memory.LinkKind(kind)
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// EntitiesByName implements memory.Store.
+func (s *Store) EntitiesByName(ctx context.Context, bankID string, names []string) ([]*memory.Entity, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT DISTINCT entity_id FROM entity_aliases WHERE bank_id = ? AND norm IN (SELECT value FROM json_each(?)) ORDER BY entity_id`, bankID, idList(names))
+	if err != nil {
+		return nil, err
+	}
+	ids, err := scanStrings(rows)
+	if err != nil {
+		return nil, err
+	}
+	return s.Entities(ctx, bankID, ids)
+}
+
+// Entities implements memory.Store.
+func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*memory.Entity, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted
+		FROM entities WHERE bank_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`, bankID, idList(ids))
+	if err != nil {
+		return nil, err
+	}
+	var out []*memory.Entity
+	byID := map[string]*memory.Entity{}
+	for rows.Next() {
+		e := &memory.Entity{BankID: bankID}
+		var typ, tier string
+		var first, last sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.Name, &typ, &first, &last, &e.MentionCount, &e.EpisodeCount, &e.Salience, &tier, &e.Contradicted); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		e.Type, e.Tier, e.FirstSeen, e.LastSeen = memory.EntityType(typ), memory.Tier(tier), fromNullMicro(first), fromNullMicro(last)
+		out = append(out, e)
+		byID[e.ID] = e
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	arows, err := s.rdb.QueryContext(ctx, `SELECT entity_id, alias FROM entity_aliases WHERE bank_id = ? AND entity_id IN (SELECT value FROM json_each(?)) ORDER BY entity_id, alias`, bankID, idList(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer arows.Close()
+	for arows.Next() {
+		var id, alias string
+		if err := arows.Scan(&id, &alias); err != nil {
+			return nil, err
+		}
+		if e := byID[id]; e != nil && alias != e.Name {
+			e.Aliases = append(e.Aliases, alias)
+		}
+	}
+	return out, arows.Err()
+}
+
+// EntityRefs implements memory.Store.
+func (s *Store) EntityRefs(ctx context.Context, bankID string, factIDs []string) ([]memory.EntityRef, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	if len(factIDs) == 0 {
+		return nil, nil
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT fact_id, entity_id FROM entity_refs WHERE bank_id = ? AND fact_id IN (SELECT value FROM json_each(?)) ORDER BY fact_id, entity_id`, bankID, idList(factIDs))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []memory.EntityRef
+	for rows.Next() {
+		var r memory.EntityRef
+		if err := rows.Scan(&r.FactID, &r.EntityID); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// FactsByEntity implements memory.Store.
+func (s *Store) FactsByEntity(ctx context.Context, bankID, entityID string, limit int) ([]string, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT f.id FROM entity_refs r JOIN facts f ON f.bank_id = r.bank_id AND f.id = r.fact_id
+		WHERE r.bank_id = ? AND r.entity_id = ? AND f.status = 'active' ORDER BY f.seq DESC LIMIT ?`, bankID, entityID, limit)
+	if err != nil {
+		return nil, err
+	}
+	return scanStrings(rows)
+}
+
+func scanStrings(rows *sql.Rows) ([]string, error) {
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// RecordAccess implements memory.Store.
+func (s *Store) RecordAccess(ctx context.Context, bankID string, factIDs []string, at time.Time) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if err := requireBank(ctx, tx, bankID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE facts SET access_count = access_count + 1, last_accessed = ?
+			WHERE bank_id = ? AND id IN (SELECT value FROM json_each(?))`, at.UnixMicro(), bankID, idList(factIDs))
+		return err
+	})
+}
+
+// Stats implements memory.Store.
+func (s *Store) Stats(ctx context.Context, bankID string) (*memory.Stats, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	st := &memory.Stats{}
+	err := s.rdb.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM documents WHERE bank_id = ?1),
+		(SELECT COUNT(*) FROM chunks WHERE bank_id = ?1),
+		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1),
+		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND status = 'active'),
+		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND status = 'superseded'),
+		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND status = 'archived'),
+		(SELECT COUNT(*) FROM entities WHERE bank_id = ?1),
+		(SELECT COUNT(*) FROM relations WHERE bank_id = ?1),
+		(SELECT COUNT(*) FROM links WHERE bank_id = ?1)`, bankID).
+		Scan(&st.Documents, &st.Chunks, &st.Facts, &st.Active, &st.Superseded, &st.Archived, &st.Entities, &st.Relations, &st.Links)
+	return st, err
+}

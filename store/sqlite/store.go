@@ -1,0 +1,318 @@
+// Package sqlite is mnemo's embedded default store: one SQLite file in WAL
+// mode with FTS5 full text over facts and observations, and an in-process
+// vector index per bank (exact SIMD scan) kept in sync with the file, which
+// stays the source of truth.
+//
+// Several processes may open the same file: writes are serialised by
+// SQLite's write lock (BEGIN IMMEDIATE plus a busy timeout) and each bank's
+// vector index checks the bank's change counter before every search, so no
+// process answers from a stale index.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/memory"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// DefaultBusyTimeout is how long a statement waits for another
+// connection's (or process's) lock before failing.
+const DefaultBusyTimeout = 10 * time.Second
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+var _ memory.Store = (*Store)(nil)
+
+// Store is a memory.Store on one SQLite file. Create it with Open; it is
+// safe for concurrent use.
+type Store struct {
+	path string
+	// wdb has exactly one connection: every write goes through it, so
+	// in-process writers queue instead of fighting for the file lock.
+	wdb *sql.DB
+	// rdb serves reads concurrently (WAL readers never block the writer).
+	rdb *sql.DB
+
+	// Now is the clock for created/updated times the store sets itself.
+	Now func() time.Time
+
+	mu      sync.Mutex
+	indexes map[string]*vectorIndex // by bank id
+}
+
+// Open opens (creating if needed) the SQLite database at path, applies
+// pending migrations and returns the store. The special path ":memory:" is
+// not supported: the store needs a file so its two pools share data.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" || path == ":memory:" {
+		return nil, memory.Errorf(memory.EINVALID, "sqlite: a database file path is required")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create database directory: %w", err)
+		}
+	}
+	dsn := func(txlock string) string {
+		q := url.Values{}
+		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", DefaultBusyTimeout.Milliseconds()))
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_pragma", "cache_size(-32000)")
+		q.Set("_txlock", txlock)
+		return "file:" + path + "?" + q.Encode()
+	}
+	wdb, err := sql.Open("sqlite", dsn("immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetConnMaxIdleTime(0)
+	s := &Store{path: path, wdb: wdb, Now: time.Now, indexes: map[string]*vectorIndex{}}
+	// WAL is a property of the file; set it once through the writer.
+	if _, err := wdb.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open %s: enable WAL: %w", path, err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		wdb.Close()
+		return nil, err
+	}
+	rdb, err := sql.Open("sqlite", dsn("deferred"))
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	rdb.SetMaxOpenConns(8)
+	rdb.SetMaxIdleConns(8)
+	s.rdb = rdb
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return errors.Join(s.rdb.Close(), s.wdb.Close())
+}
+
+// Path returns the database file path.
+func (s *Store) Path() string { return s.path }
+
+// migrate applies every embedded migration not yet recorded, each in its
+// own transaction together with its record.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("create migrations table: %w", err)
+	}
+	names, err := migrationFS.ReadDir("migrations")
+	if err != nil {
+		return err
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i].Name() < names[j].Name() })
+	for _, e := range names {
+		if err := s.applyMigration(ctx, e.Name()); err != nil {
+			return fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) applyMigration(ctx context.Context, name string) error {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := migrationFS.ReadFile("migrations/" + name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO migrations (name, applied_at) VALUES (?, ?)`, name, s.Now().UnixMicro()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// CreateBank implements memory.Store.
+func (s *Store) CreateBank(ctx context.Context, b *memory.Bank) error {
+	if b.ID == "" {
+		b.ID = b.Name
+	}
+	if b.Name == "" {
+		b.Name = b.ID
+	}
+	if err := memory.ValidateBankName(b.ID); err != nil {
+		return err
+	}
+	if b.CreatedAt.IsZero() {
+		b.CreatedAt = s.Now().UTC().Truncate(time.Microsecond)
+	}
+	settings, err := marshalJSON(b.Settings)
+	if err != nil {
+		return err
+	}
+	_, err = s.wdb.ExecContext(ctx, `INSERT INTO banks (id, name, settings, embedder, dimension, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		b.ID, b.Name, settings, b.Embedder, b.Dimension, b.CreatedAt.UnixMicro())
+	if err != nil {
+		if isConstraint(err) {
+			return memory.Errorf(memory.ECONFLICT, "bank %q already exists", b.ID)
+		}
+		return fmt.Errorf("create bank %s: %w", b.ID, err)
+	}
+	return nil
+}
+
+// Bank implements memory.Store.
+func (s *Store) Bank(ctx context.Context, id string) (*memory.Bank, error) {
+	row := s.rdb.QueryRowContext(ctx, `SELECT id, name, settings, embedder, dimension, created_at FROM banks WHERE id = ?`, id)
+	b, err := scanBank(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, unknownBank(id)
+	}
+	return b, err
+}
+
+// Banks implements memory.Store.
+func (s *Store) Banks(ctx context.Context) ([]*memory.Bank, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, name, settings, embedder, dimension, created_at FROM banks ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*memory.Bank
+	for rows.Next() {
+		b, err := scanBank(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+func scanBank(r interface{ Scan(...any) error }) (*memory.Bank, error) {
+	var b memory.Bank
+	var settings string
+	var created int64
+	if err := r.Scan(&b.ID, &b.Name, &settings, &b.Embedder, &b.Dimension, &created); err != nil {
+		return nil, err
+	}
+	if err := unmarshalJSON(settings, &b.Settings); err != nil {
+		return nil, fmt.Errorf("bank %s settings: %w", b.ID, err)
+	}
+	b.CreatedAt = fromMicro(created)
+	return &b, nil
+}
+
+// DeleteBank implements memory.Store.
+func (s *Store) DeleteBank(ctx context.Context, id string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := requireBank(ctx, tx, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM facts_fts WHERE rowid IN (SELECT pk FROM facts WHERE bank_id = ?)`, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM observations_fts WHERE rowid IN (SELECT pk FROM observations WHERE bank_id = ?)`, id); err != nil {
+			return err
+		}
+		// Children first: the cascades would do it too, but explicit deletes
+		// by bank_id use the bank-first indexes instead of per-row lookups.
+		for _, t := range []string{"links", "entity_refs", "entity_aliases", "cooccurrences", "relations", "facts", "chunks", "documents", "entities", "observations", "dreams", "blocks", "watermarks", "runs"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE bank_id = ?`, id); err != nil {
+				return fmt.Errorf("delete %s: %w", t, err)
+			}
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM banks WHERE id = ?`, id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	delete(s.indexes, id)
+	s.mu.Unlock()
+	return nil
+}
+
+// SetBankEmbedder implements memory.Store.
+func (s *Store) SetBankEmbedder(ctx context.Context, bankID, name string, dim int) error {
+	if name == "" || dim <= 0 {
+		return memory.Errorf(memory.EINVALID, "embedder name and a positive dimension are required")
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var cur string
+		var curDim int
+		err := tx.QueryRowContext(ctx, `SELECT embedder, dimension FROM banks WHERE id = ?`, bankID).Scan(&cur, &curDim)
+		if errors.Is(err, sql.ErrNoRows) {
+			return unknownBank(bankID)
+		}
+		if err != nil {
+			return err
+		}
+		if (cur != "" && cur != name) || (curDim != 0 && curDim != dim) {
+			return memory.Errorf(memory.ECONFLICT, "bank %q holds vectors of embedder %q (dimension %d), not %q (dimension %d): use the same embedder or a new bank", bankID, cur, curDim, name, dim)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE banks SET embedder = ?, dimension = ? WHERE id = ?`, name, dim, bankID)
+		return err
+	})
+}
+
+// write runs fn in one write transaction (BEGIN IMMEDIATE) and commits.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// requireBank returns ENOTFOUND unless the bank exists.
+func requireBank(ctx context.Context, q queryer, id string) error {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM banks WHERE id = ?`, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return unknownBank(id)
+	}
+	return err
+}
+
+func unknownBank(id string) error {
+	return memory.Errorf(memory.ENOTFOUND, "unknown bank %q", id)
+}
+
+func isConstraint(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "constraint failed")
+}

@@ -1,0 +1,373 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// indexChange is what a committed write did to a bank's vectors, applied
+// to the in-process index after commit.
+type indexChange struct {
+	added   []indexEntry
+	removed []int64 // fact rowids
+	status  map[int64]memory.Status
+}
+
+// Write implements memory.Store.
+func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteResult, error) {
+	if w == nil || w.BankID == "" {
+		return nil, memory.Errorf(memory.EINVALID, "write: a bank id is required")
+	}
+	res := &memory.WriteResult{}
+	var change indexChange
+	var version int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var dim int
+		var nextSeq int64
+		err := tx.QueryRowContext(ctx, `SELECT dimension, next_seq, version FROM banks WHERE id = ?`, w.BankID).Scan(&dim, &nextSeq, &version)
+		if errors.Is(err, sql.ErrNoRows) {
+			return unknownBank(w.BankID)
+		}
+		if err != nil {
+			return err
+		}
+		for _, f := range w.Facts {
+			if len(f.Embedding) == 0 {
+				continue
+			}
+			if dim == 0 {
+				dim = len(f.Embedding)
+				if _, err := tx.ExecContext(ctx, `UPDATE banks SET dimension = ? WHERE id = ?`, dim, w.BankID); err != nil {
+					return err
+				}
+			}
+			if len(f.Embedding) != dim {
+				return memory.Errorf(memory.EINVALID, "fact %s: embedding has dimension %d, bank %q holds dimension %d", f.ID, len(f.Embedding), w.BankID, dim)
+			}
+		}
+		if d := w.Document; d != nil {
+			dup, err := s.writeDocument(ctx, tx, w.BankID, d, res, &change)
+			if err != nil || dup {
+				return err
+			}
+		}
+		if err := s.writeChunks(ctx, tx, w.BankID, w.Chunks); err != nil {
+			return err
+		}
+		if err := s.writeFacts(ctx, tx, w.BankID, w.Facts, &nextSeq, &change); err != nil {
+			return err
+		}
+		if err := writeGraph(ctx, tx, w); err != nil {
+			return err
+		}
+		if err := s.writeLifecycle(ctx, tx, w, &change); err != nil {
+			return err
+		}
+		if wm := w.Watermark; wm != nil {
+			at := wm.UpdatedAt
+			if at.IsZero() {
+				at = s.Now()
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO watermarks (bank_id, source, last_item, last_error, updated_at) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (bank_id, source) DO UPDATE SET last_item = excluded.last_item, last_error = excluded.last_error, updated_at = excluded.updated_at`,
+				w.BankID, wm.Source, wm.LastItem, wm.LastError, at.UnixMicro()); err != nil {
+				return fmt.Errorf("watermark: %w", err)
+			}
+		}
+		version++
+		_, err = tx.ExecContext(ctx, `UPDATE banks SET next_seq = ?, version = ? WHERE id = ?`, nextSeq, version, w.BankID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Facts = len(w.Facts)
+	if res.Duplicate {
+		res.Facts = 0
+		return res, nil
+	}
+	s.applyIndexChange(w.BankID, version, &change)
+	return res, nil
+}
+
+// writeDocument stores the batch's document. It reports dup when the same
+// content was stored before (nothing more is to be written) and removes an
+// older version of the item with all it produced.
+func (s *Store) writeDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Document, res *memory.WriteResult, change *indexChange) (dup bool, err error) {
+	if d.ID == "" || d.Source == "" || d.ItemID == "" {
+		return false, memory.Errorf(memory.EINVALID, "document: id, source and item id are required")
+	}
+	var oldID, oldHash string
+	err = tx.QueryRowContext(ctx, `SELECT id, content_hash FROM documents WHERE bank_id = ? AND source = ? AND item_id = ?`, bank, d.Source, d.ItemID).Scan(&oldID, &oldHash)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return false, err
+	case oldHash == d.ContentHash:
+		res.Duplicate = true
+		res.DocumentID = oldID
+		return true, nil
+	default:
+		removed, err := deleteDocument(ctx, tx, bank, oldID)
+		if err != nil {
+			return false, fmt.Errorf("replace document %s: %w", oldID, err)
+		}
+		change.removed = append(change.removed, removed...)
+		res.Replaced = true
+	}
+	meta, err := marshalJSON(d.Metadata)
+	if err != nil {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO documents (bank_id, id, source, item_id, content_hash, content, metadata, tags, occurred_at, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		bank, d.ID, d.Source, d.ItemID, d.ContentHash, d.Content, meta, stringsJSON(d.Tags), toMicro(d.OccurredAt), toMicro(d.CreatedAt)); err != nil {
+		if isConstraint(err) {
+			return false, memory.Errorf(memory.ECONFLICT, "document %s already exists", d.ID)
+		}
+		return false, fmt.Errorf("insert document: %w", err)
+	}
+	res.DocumentID = d.ID
+	return false, nil
+}
+
+// deleteDocument removes a document, its chunks and its facts with their
+// full-text rows, refs and links, and returns the removed facts' rowids.
+func deleteDocument(ctx context.Context, tx *sql.Tx, bank, docID string) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT pk FROM facts WHERE bank_id = ? AND document_id = ?`, bank, docID)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	stmts := []string{
+		`DELETE FROM facts_fts WHERE rowid IN (SELECT pk FROM facts WHERE bank_id = ?1 AND document_id = ?2)`,
+		`DELETE FROM links WHERE bank_id = ?1 AND (from_id IN (SELECT id FROM facts WHERE bank_id = ?1 AND document_id = ?2) OR to_id IN (SELECT id FROM facts WHERE bank_id = ?1 AND document_id = ?2))`,
+		`DELETE FROM entity_refs WHERE bank_id = ?1 AND fact_id IN (SELECT id FROM facts WHERE bank_id = ?1 AND document_id = ?2)`,
+		`DELETE FROM facts WHERE bank_id = ?1 AND document_id = ?2`,
+		`DELETE FROM chunks WHERE bank_id = ?1 AND document_id = ?2`,
+		`DELETE FROM documents WHERE bank_id = ?1 AND id = ?2`,
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q, bank, docID); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+const insertFactSQL = `INSERT INTO facts (bank_id, id, seq, document_id, chunk_id, source_ref, text, kind, category,
+	confidence, importance, sensitivity, speaker, evidence, tags, embedding,
+	occurred_start, occurred_end, mentioned_at, valid_from, valid_to, created_at, expired_at, event_time,
+	access_count, last_accessed, reinforcement_count, decay_score, status, superseded_by, consolidated_at, expires_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// writeFacts inserts facts with their full-text rows, assigning Seq.
+func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.Fact, nextSeq *int64, change *indexChange) error {
+	if len(facts) == 0 {
+		return nil
+	}
+	ins, err := tx.PrepareContext(ctx, insertFactSQL)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	fts, err := tx.PrepareContext(ctx, `INSERT INTO facts_fts (rowid, body) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer fts.Close()
+	for _, f := range facts {
+		if f.ID == "" {
+			return memory.Errorf(memory.EINVALID, "fact without id")
+		}
+		if f.Status == "" {
+			f.Status = memory.StatusActive
+		}
+		if f.Kind == "" {
+			f.Kind = memory.KindWorld
+		}
+		if f.Sensitivity == "" {
+			f.Sensitivity = memory.SensitivityOpen
+		}
+		f.BankID = bank
+		f.Seq = *nextSeq
+		*nextSeq++
+		r, err := ins.ExecContext(ctx, bank, f.ID, f.Seq, f.DocumentID, f.ChunkID, f.SourceRef, f.Text, string(f.Kind), string(f.Category),
+			f.Confidence, f.Importance, string(f.Sensitivity), f.Speaker, f.Evidence, stringsJSON(f.Tags), encodeVector(f.Embedding),
+			toMicro(f.OccurredStart), toMicro(f.OccurredEnd), toMicro(f.MentionedAt), toMicro(f.ValidFrom), toMicro(f.ValidTo),
+			toMicro(f.CreatedAt), toMicro(f.ExpiredAt), toMicro(f.EventTime()),
+			f.AccessCount, toMicro(f.LastAccessed), f.ReinforcementCount, f.DecayScore, string(f.Status), f.SupersededBy,
+			toMicro(f.ConsolidatedAt), toMicro(f.ExpiresAt))
+		if err != nil {
+			if isConstraint(err) {
+				return memory.Errorf(memory.ECONFLICT, "fact %s already exists", f.ID)
+			}
+			return fmt.Errorf("insert fact %s: %w", f.ID, err)
+		}
+		rowid, err := r.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if _, err := fts.ExecContext(ctx, rowid, ftsBody(f)); err != nil {
+			return fmt.Errorf("index fact %s: %w", f.ID, err)
+		}
+		if len(f.Embedding) > 0 {
+			change.added = append(change.added, newIndexEntry(rowid, f))
+		}
+	}
+	return nil
+}
+
+// ftsBody is the text a fact is found by: its speaker and its text.
+func ftsBody(f *memory.Fact) string {
+	if f.Speaker == "" {
+		return f.Text
+	}
+	return f.Speaker + ": " + f.Text
+}
+
+func (s *Store) writeChunks(ctx context.Context, tx *sql.Tx, bank string, chunks []*memory.Chunk) error {
+	for _, c := range chunks {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO chunks (bank_id, id, document_id, idx, text) VALUES (?, ?, ?, ?, ?)`,
+			bank, c.ID, c.DocumentID, c.Index, c.Text); err != nil {
+			if isConstraint(err) {
+				return memory.Errorf(memory.EINVALID, "chunk %s: duplicate id or unknown document %q", c.ID, c.DocumentID)
+			}
+			return fmt.Errorf("insert chunk %s: %w", c.ID, err)
+		}
+	}
+	return nil
+}
+
+// writeGraph upserts entities, refs, co-occurrences, links and relations.
+func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
+	bank := w.BankID
+	for _, u := range w.Entities {
+		e := u.Entity
+		if e.ID == "" || e.Name == "" {
+			return memory.Errorf(memory.EINVALID, "entity without id or name")
+		}
+		if e.Type == "" {
+			e.Type = memory.EntityThing
+		}
+		tier := e.Tier
+		if tier == "" {
+			tier = memory.TierEpisodic
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (bank_id, id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+			ON CONFLICT (bank_id, id) DO UPDATE SET
+				mention_count = mention_count + excluded.mention_count,
+				episode_count = episode_count + excluded.episode_count,
+				first_seen = CASE WHEN first_seen IS NULL OR excluded.first_seen < first_seen THEN excluded.first_seen ELSE first_seen END,
+				last_seen = CASE WHEN last_seen IS NULL OR excluded.last_seen > last_seen THEN excluded.last_seen ELSE last_seen END,
+				contradicted = MAX(contradicted, excluded.contradicted)`,
+			bank, e.ID, e.Name, string(e.Type), toMicro(e.FirstSeen), toMicro(e.LastSeen), u.Mentions, u.Episodes, string(tier), e.Contradicted); err != nil {
+			return fmt.Errorf("upsert entity %s: %w", e.ID, err)
+		}
+		for _, a := range append([]string{e.Name}, e.Aliases...) {
+			norm := memory.NormalizeName(a)
+			if norm == "" {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO entity_aliases (bank_id, norm, entity_id, alias) VALUES (?, ?, ?, ?)`, bank, norm, e.ID, a); err != nil {
+				return fmt.Errorf("entity alias %s: %w", e.ID, err)
+			}
+		}
+	}
+	if len(w.Refs) > 0 {
+		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO entity_refs (bank_id, fact_id, entity_id) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, r := range w.Refs {
+			if _, err := st.ExecContext(ctx, bank, r.FactID, r.EntityID); err != nil {
+				if isConstraint(err) {
+					return memory.Errorf(memory.EINVALID, "entity ref to unknown fact %s", r.FactID)
+				}
+				return fmt.Errorf("entity ref: %w", err)
+			}
+		}
+	}
+	for _, c := range w.Cooccurrences {
+		a, b := c.EntityA, c.EntityB
+		if b < a {
+			a, b = b, a
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO cooccurrences (bank_id, entity_a, entity_b, count) VALUES (?, ?, ?, ?)
+			ON CONFLICT (bank_id, entity_a, entity_b) DO UPDATE SET count = count + excluded.count`, bank, a, b, c.Count); err != nil {
+			return fmt.Errorf("co-occurrence: %w", err)
+		}
+	}
+	if len(w.Links) > 0 {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO links (bank_id, from_id, to_id, kind, entity_id, weight) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (bank_id, from_id, kind, to_id, entity_id) DO UPDATE SET weight = excluded.weight`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, l := range w.Links {
+			if _, err := st.ExecContext(ctx, bank, l.FromID, l.ToID, string(l.Kind), l.EntityID, l.Weight); err != nil {
+				if isConstraint(err) {
+					return memory.Errorf(memory.EINVALID, "link from unknown fact %s", l.FromID)
+				}
+				return fmt.Errorf("link: %w", err)
+			}
+		}
+	}
+	for _, r := range w.Relations {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO relations (bank_id, id, subject_id, predicate, object_id, confidence, fact_ids, valid_from, valid_to, created_at, expired_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (bank_id, id) DO UPDATE SET confidence = excluded.confidence, fact_ids = excluded.fact_ids,
+				valid_from = excluded.valid_from, valid_to = excluded.valid_to, expired_at = excluded.expired_at`,
+			bank, r.ID, r.SubjectID, r.Predicate, r.ObjectID, r.Confidence, stringsJSON(r.FactIDs),
+			toMicro(r.ValidFrom), toMicro(r.ValidTo), r.CreatedAt.UnixMicro(), toMicro(r.ExpiredAt)); err != nil {
+			return fmt.Errorf("relation %s: %w", r.ID, err)
+		}
+	}
+	return nil
+}
+
+// writeLifecycle applies reinforcements and supersessions to existing facts.
+func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch, change *indexChange) error {
+	for _, id := range w.Reinforce {
+		r, err := tx.ExecContext(ctx, `UPDATE facts SET reinforcement_count = reinforcement_count + 1 WHERE bank_id = ? AND id = ?`, w.BankID, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return memory.Errorf(memory.ENOTFOUND, "reinforce: unknown fact %s", id)
+		}
+	}
+	for _, sp := range w.Supersede {
+		var rowid int64
+		err := tx.QueryRowContext(ctx, `UPDATE facts SET status = 'superseded', superseded_by = ?, valid_to = ?, expired_at = ?
+			WHERE bank_id = ? AND id = ? RETURNING pk`,
+			sp.SupersededBy, toMicro(sp.ValidTo), toMicro(sp.ExpiredAt), w.BankID, sp.FactID).Scan(&rowid)
+		if errors.Is(err, sql.ErrNoRows) {
+			return memory.Errorf(memory.ENOTFOUND, "supersede: unknown fact %s", sp.FactID)
+		}
+		if err != nil {
+			return err
+		}
+		if change.status == nil {
+			change.status = map[int64]memory.Status{}
+		}
+		change.status[rowid] = memory.StatusSuperseded
+	}
+	return nil
+}

@@ -1,0 +1,582 @@
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// memStore is the simplest faithful memory.Store: one mutex, maps, and
+// brute force everywhere. It documents the contract executably and checks
+// the suite itself. A write applies to a copy of the bank, swapped in only
+// on success, so a failed batch leaves nothing. Rows are never changed in
+// place once stored: an update stores a changed copy.
+type memStore struct {
+	mu    sync.Mutex
+	banks map[string]*memBank
+}
+
+var _ memory.Store = (*memStore)(nil)
+
+func newMemStore() *memStore { return &memStore{banks: map[string]*memBank{}} }
+
+type memBank struct {
+	bank       memory.Bank
+	nextSeq    int64
+	docs       map[string]*memory.Document // by id
+	chunks     map[string]*memory.Chunk    // by id
+	facts      map[string]*memory.Fact     // by id
+	entities   map[string]*memory.Entity   // by id
+	refs       map[memory.EntityRef]bool
+	cooc       map[[2]string]int
+	links      map[memLinkKey]memory.Link
+	relations  map[string]*memory.Relation
+	watermarks map[string]memory.Watermark
+}
+
+// memLinkKey identifies a link: writing it again updates its weight.
+type memLinkKey struct {
+	from, to string
+	kind     memory.LinkKind
+	entity   string
+}
+
+func (b *memBank) clone() *memBank {
+	c := *b
+	c.docs, c.chunks, c.facts, c.entities = maps.Clone(b.docs), maps.Clone(b.chunks), maps.Clone(b.facts), maps.Clone(b.entities)
+	c.refs, c.cooc, c.links = maps.Clone(b.refs), maps.Clone(b.cooc), maps.Clone(b.links)
+	c.relations, c.watermarks = maps.Clone(b.relations), maps.Clone(b.watermarks)
+	return &c
+}
+
+func notFound(bank string) error { return memory.Errorf(memory.ENOTFOUND, "unknown bank %q", bank) }
+
+// get returns the bank; the caller holds s.mu.
+func (s *memStore) get(bank string) (*memBank, error) {
+	b, ok := s.banks[bank]
+	if !ok {
+		return nil, notFound(bank)
+	}
+	return b, nil
+}
+
+// with runs fn on the bank under the store's lock.
+func with[T any](s *memStore, bank string, fn func(b *memBank) (T, error)) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.get(bank)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return fn(b)
+}
+
+func (s *memStore) CreateBank(_ context.Context, b *memory.Bank) error {
+	nb := *b
+	if nb.ID == "" {
+		nb.ID = nb.Name
+	}
+	if nb.Name == "" {
+		nb.Name = nb.ID
+	}
+	if err := memory.ValidateBankName(nb.ID); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.banks[nb.ID]; ok {
+		return memory.Errorf(memory.ECONFLICT, "bank %q exists", nb.ID)
+	}
+	s.banks[nb.ID] = &memBank{
+		bank: nb, nextSeq: 1,
+		docs: map[string]*memory.Document{}, chunks: map[string]*memory.Chunk{}, facts: map[string]*memory.Fact{},
+		entities: map[string]*memory.Entity{}, refs: map[memory.EntityRef]bool{}, cooc: map[[2]string]int{},
+		links:     map[memLinkKey]memory.Link{},
+		relations: map[string]*memory.Relation{}, watermarks: map[string]memory.Watermark{},
+	}
+	return nil
+}
+
+func (s *memStore) Bank(_ context.Context, id string) (*memory.Bank, error) {
+	return with(s, id, func(b *memBank) (*memory.Bank, error) {
+		c := b.bank
+		return &c, nil
+	})
+}
+
+func (s *memStore) Banks(context.Context) ([]*memory.Bank, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*memory.Bank
+	for _, id := range slices.Sorted(maps.Keys(s.banks)) {
+		c := s.banks[id].bank
+		out = append(out, &c)
+	}
+	return out, nil
+}
+
+func (s *memStore) DeleteBank(_ context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.get(id); err != nil {
+		return err
+	}
+	delete(s.banks, id)
+	return nil
+}
+
+func (s *memStore) SetBankEmbedder(_ context.Context, bankID, name string, dim int) error {
+	if name == "" || dim <= 0 {
+		return memory.Errorf(memory.EINVALID, "embedder name and a positive dimension are required")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.get(bankID)
+	if err != nil {
+		return err
+	}
+	if (b.bank.Embedder != "" && b.bank.Embedder != name) || (b.bank.Dimension != 0 && b.bank.Dimension != dim) {
+		return memory.Errorf(memory.ECONFLICT, "bank %q holds vectors of %q (%d)", bankID, b.bank.Embedder, b.bank.Dimension)
+	}
+	b.bank.Embedder, b.bank.Dimension = name, dim
+	return nil
+}
+
+func (s *memStore) Write(_ context.Context, w *memory.WriteBatch) (*memory.WriteResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.get(w.BankID)
+	if err != nil {
+		return nil, err
+	}
+	nb := b.clone()
+	res, err := nb.apply(w)
+	if err != nil {
+		return nil, err
+	}
+	if !res.Duplicate {
+		s.banks[w.BankID] = nb
+	}
+	return res, nil
+}
+
+func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
+	res := &memory.WriteResult{}
+	for _, f := range w.Facts {
+		if len(f.Embedding) == 0 {
+			continue
+		}
+		if b.bank.Dimension == 0 {
+			b.bank.Dimension = len(f.Embedding)
+		}
+		if len(f.Embedding) != b.bank.Dimension {
+			return nil, memory.Errorf(memory.EINVALID, "fact %s: dimension %d, bank holds %d", f.ID, len(f.Embedding), b.bank.Dimension)
+		}
+	}
+	if d := w.Document; d != nil {
+		for _, old := range b.docs {
+			if old.Source != d.Source || old.ItemID != d.ItemID {
+				continue
+			}
+			if old.ContentHash == d.ContentHash {
+				return &memory.WriteResult{Duplicate: true, DocumentID: old.ID}, nil
+			}
+			b.removeDocument(old.ID)
+			res.Replaced = true
+		}
+		if _, ok := b.docs[d.ID]; ok {
+			return nil, memory.Errorf(memory.ECONFLICT, "document %s exists", d.ID)
+		}
+		c := *d
+		c.BankID, c.Tags, c.Metadata = w.BankID, slices.Clone(d.Tags), maps.Clone(d.Metadata)
+		b.docs[d.ID] = &c
+		res.DocumentID = d.ID
+	}
+	for _, ch := range w.Chunks {
+		if _, ok := b.chunks[ch.ID]; ok {
+			return nil, memory.Errorf(memory.ECONFLICT, "chunk %s exists", ch.ID)
+		}
+		c := *ch
+		c.BankID = w.BankID
+		b.chunks[c.ID] = &c
+	}
+	for _, f := range w.Facts {
+		if f.ID == "" {
+			return nil, memory.Errorf(memory.EINVALID, "fact without id")
+		}
+		if _, ok := b.facts[f.ID]; ok {
+			return nil, memory.Errorf(memory.ECONFLICT, "fact %s exists", f.ID)
+		}
+		c := *f
+		c.BankID, c.Seq, c.Tags, c.Embedding = w.BankID, b.nextSeq, slices.Clone(f.Tags), slices.Clone(f.Embedding)
+		if c.Status == "" {
+			c.Status = memory.StatusActive
+		}
+		b.nextSeq++
+		b.facts[c.ID] = &c
+	}
+	for _, u := range w.Entities {
+		b.upsertEntity(w.BankID, u)
+	}
+	for _, r := range w.Refs {
+		b.refs[r] = true
+	}
+	for _, c := range w.Cooccurrences {
+		b.cooc[[2]string{min(c.EntityA, c.EntityB), max(c.EntityA, c.EntityB)}] += c.Count
+	}
+	for _, l := range w.Links {
+		l.BankID = w.BankID
+		b.links[memLinkKey{l.FromID, l.ToID, l.Kind, l.EntityID}] = l
+	}
+	for _, r := range w.Relations {
+		c := *r
+		c.BankID, c.FactIDs = w.BankID, slices.Clone(r.FactIDs)
+		b.relations[c.ID] = &c
+	}
+	for _, id := range w.Reinforce {
+		f, ok := b.facts[id]
+		if !ok {
+			return nil, memory.Errorf(memory.ENOTFOUND, "reinforce: unknown fact %s", id)
+		}
+		c := *f
+		c.ReinforcementCount++
+		b.facts[id] = &c
+	}
+	for _, sp := range w.Supersede {
+		f, ok := b.facts[sp.FactID]
+		if !ok {
+			return nil, memory.Errorf(memory.ENOTFOUND, "supersede: unknown fact %s", sp.FactID)
+		}
+		c := *f
+		c.Status, c.SupersededBy, c.ValidTo, c.ExpiredAt = memory.StatusSuperseded, sp.SupersededBy, sp.ValidTo, sp.ExpiredAt
+		b.facts[c.ID] = &c
+	}
+	if wm := w.Watermark; wm != nil {
+		c := *wm
+		c.BankID = w.BankID
+		b.watermarks[c.Source] = c
+	}
+	res.Facts = len(w.Facts)
+	return res, nil
+}
+
+func (b *memBank) upsertEntity(bank string, u memory.EntityUpsert) {
+	x := u.Entity
+	c := memory.Entity{ID: x.ID, BankID: bank, Name: x.Name, Type: x.Type, FirstSeen: x.FirstSeen, LastSeen: x.LastSeen}
+	if old, ok := b.entities[x.ID]; ok {
+		c = *old
+		if !x.FirstSeen.IsZero() && (c.FirstSeen.IsZero() || x.FirstSeen.Before(c.FirstSeen)) {
+			c.FirstSeen = x.FirstSeen
+		}
+		if x.LastSeen.After(c.LastSeen) {
+			c.LastSeen = x.LastSeen
+		}
+	}
+	c.MentionCount += u.Mentions
+	c.EpisodeCount += u.Episodes
+	c.Aliases = slices.Clone(c.Aliases)
+	for _, a := range x.Aliases {
+		n := memory.NormalizeName(a)
+		if n == "" || n == memory.NormalizeName(c.Name) || slices.ContainsFunc(c.Aliases, func(o string) bool { return memory.NormalizeName(o) == n }) {
+			continue
+		}
+		c.Aliases = append(c.Aliases, a)
+	}
+	b.entities[x.ID] = &c
+}
+
+// removeDocument deletes a document with its chunks and facts and the
+// refs and links of those facts.
+func (b *memBank) removeDocument(id string) {
+	delete(b.docs, id)
+	for cid, c := range b.chunks {
+		if c.DocumentID == id {
+			delete(b.chunks, cid)
+		}
+	}
+	gone := map[string]bool{}
+	for fid, f := range b.facts {
+		if f.DocumentID == id {
+			gone[fid] = true
+			delete(b.facts, fid)
+		}
+	}
+	for r := range b.refs {
+		if gone[r.FactID] {
+			delete(b.refs, r)
+		}
+	}
+	for k, l := range b.links {
+		if gone[l.FromID] || gone[l.ToID] {
+			delete(b.links, k)
+		}
+	}
+}
+
+func (s *memStore) DocumentByItem(_ context.Context, bankID, source, item string) (*memory.Document, error) {
+	return with(s, bankID, func(b *memBank) (*memory.Document, error) {
+		for _, d := range b.docs {
+			if d.Source == source && d.ItemID == item {
+				c := *d
+				return &c, nil
+			}
+		}
+		return nil, memory.Errorf(memory.ENOTFOUND, "no document for %s %s", source, item)
+	})
+}
+
+func (s *memStore) Chunks(_ context.Context, bankID, documentID string) ([]*memory.Chunk, error) {
+	return with(s, bankID, func(b *memBank) ([]*memory.Chunk, error) {
+		var out []*memory.Chunk
+		for _, c := range b.chunks {
+			if c.DocumentID == documentID {
+				x := *c
+				out = append(out, &x)
+			}
+		}
+		slices.SortFunc(out, func(a, b *memory.Chunk) int { return cmp.Compare(a.Index, b.Index) })
+		return out, nil
+	})
+}
+
+func (s *memStore) Facts(_ context.Context, bankID string, ids []string) ([]*memory.Fact, error) {
+	return with(s, bankID, func(b *memBank) ([]*memory.Fact, error) {
+		var out []*memory.Fact
+		for _, id := range ids {
+			if f, ok := b.facts[id]; ok {
+				c := *f
+				c.Embedding = nil
+				out = append(out, &c)
+			}
+		}
+		return out, nil
+	})
+}
+
+// candidates returns the bank's facts that pass f, in Seq order.
+func (b *memBank) candidates(f memory.Filter) []*memory.Fact {
+	var out []*memory.Fact
+	for _, x := range b.facts {
+		if passes(x, f) {
+			out = append(out, x)
+		}
+	}
+	slices.SortFunc(out, func(a, b *memory.Fact) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out
+}
+
+// best returns the k best hits, highest score first, ties by Seq.
+func best(hits []memory.Hit, k int) []memory.Hit {
+	slices.SortStableFunc(hits, func(a, b memory.Hit) int { return cmp.Compare(b.Score, a.Score) })
+	return hits[:max(0, min(k, len(hits)))]
+}
+
+func (s *memStore) SearchVector(_ context.Context, bankID string, vec []float32, k int, f memory.Filter) ([]memory.Hit, error) {
+	return with(s, bankID, func(b *memBank) ([]memory.Hit, error) {
+		var hits []memory.Hit
+		for _, x := range b.candidates(f) {
+			if len(x.Embedding) == len(vec) && len(vec) > 0 {
+				hits = append(hits, memory.Hit{ID: x.ID, Score: cosine(vec, x.Embedding)})
+			}
+		}
+		return best(hits, k), nil
+	})
+}
+
+// words splits text into lower-case stemmed words.
+func words(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		out = append(out, stem(w))
+	}
+	return out
+}
+
+// stem strips one common English suffix and undoubles a final consonant:
+// running, runs → run.
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "s"} {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 && !strings.HasSuffix(w, "ss") {
+			w = w[:len(w)-len(suf)]
+			break
+		}
+	}
+	if n := len(w); n > 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
+		w = w[:n-1]
+	}
+	return w
+}
+
+// SearchText scores with BM25 (k1 1.2, b 0.75) over every fact of the bank.
+func (s *memStore) SearchText(_ context.Context, bankID string, terms []string, k int, f memory.Filter) ([]memory.Hit, error) {
+	return with(s, bankID, func(b *memBank) ([]memory.Hit, error) {
+		query := map[string]bool{}
+		for _, t := range terms {
+			for _, w := range words(t) {
+				query[w] = true
+			}
+		}
+		tfs := map[string]map[string]int{} // fact id → word → count
+		lens := map[string]int{}
+		df := map[string]int{}
+		var total int
+		for id, x := range b.facts {
+			tf := map[string]int{}
+			for _, w := range words(x.Text) {
+				tf[w]++
+				lens[id]++
+			}
+			for w := range tf {
+				df[w]++
+			}
+			tfs[id] = tf
+			total += lens[id]
+		}
+		n := float64(len(b.facts))
+		avg := float64(total) / max(n, 1)
+		const k1, bm = 1.2, 0.75
+		var hits []memory.Hit
+		for _, x := range b.candidates(f) {
+			var score float64
+			for q := range query {
+				tf := float64(tfs[x.ID][q])
+				if tf == 0 {
+					continue
+				}
+				idf := math.Log(1 + (n-float64(df[q])+0.5)/(float64(df[q])+0.5))
+				score += idf * tf * (k1 + 1) / (tf + k1*(1-bm+bm*float64(lens[x.ID])/avg))
+			}
+			if score > 0 {
+				hits = append(hits, memory.Hit{ID: x.ID, Score: score})
+			}
+		}
+		return best(hits, k), nil
+	})
+}
+
+func (s *memStore) SearchTime(_ context.Context, bankID string, from, to time.Time, k int, f memory.Filter) ([]memory.Hit, error) {
+	return with(s, bankID, func(b *memBank) ([]memory.Hit, error) {
+		var in []*memory.Fact
+		for _, x := range b.candidates(f) {
+			if et := x.EventTime(); !et.Before(from) && et.Before(to) {
+				in = append(in, x)
+			}
+		}
+		slices.SortStableFunc(in, func(a, b *memory.Fact) int { return a.EventTime().Compare(b.EventTime()) })
+		var hits []memory.Hit
+		for _, x := range in[:max(0, min(k, len(in)))] {
+			hits = append(hits, memory.Hit{ID: x.ID})
+		}
+		return hits, nil
+	})
+}
+
+func (s *memStore) Links(_ context.Context, bankID string, factIDs []string, kinds ...memory.LinkKind) ([]memory.Link, error) {
+	return with(s, bankID, func(b *memBank) ([]memory.Link, error) {
+		var out []memory.Link
+		for _, l := range b.links {
+			if slices.Contains(factIDs, l.FromID) && (len(kinds) == 0 || slices.Contains(kinds, l.Kind)) {
+				out = append(out, l)
+			}
+		}
+		return out, nil
+	})
+}
+
+func (s *memStore) EntitiesByName(_ context.Context, bankID string, names []string) ([]*memory.Entity, error) {
+	return with(s, bankID, func(b *memBank) ([]*memory.Entity, error) {
+		var out []*memory.Entity
+		for _, x := range b.entities {
+			known := append([]string{x.Name}, x.Aliases...)
+			if slices.ContainsFunc(known, func(n string) bool { return slices.Contains(names, memory.NormalizeName(n)) }) {
+				c := *x
+				out = append(out, &c)
+			}
+		}
+		return out, nil
+	})
+}
+
+func (s *memStore) EntityRefs(_ context.Context, bankID string, factIDs []string) ([]memory.EntityRef, error) {
+	return with(s, bankID, func(b *memBank) ([]memory.EntityRef, error) {
+		var out []memory.EntityRef
+		for r := range b.refs {
+			if slices.Contains(factIDs, r.FactID) {
+				out = append(out, r)
+			}
+		}
+		return out, nil
+	})
+}
+
+func (s *memStore) FactsByEntity(_ context.Context, bankID, entityID string, limit int) ([]string, error) {
+	return with(s, bankID, func(b *memBank) ([]string, error) {
+		var fs []*memory.Fact
+		for r := range b.refs {
+			if f, ok := b.facts[r.FactID]; ok && r.EntityID == entityID && f.Status == memory.StatusActive {
+				fs = append(fs, f)
+			}
+		}
+		slices.SortFunc(fs, func(a, b *memory.Fact) int { return cmp.Compare(b.Seq, a.Seq) })
+		return factIDs(fs[:max(0, min(limit, len(fs)))]), nil
+	})
+}
+
+func (s *memStore) Entities(_ context.Context, bankID string, ids []string) ([]*memory.Entity, error) {
+	return with(s, bankID, func(b *memBank) ([]*memory.Entity, error) {
+		var out []*memory.Entity
+		for _, id := range ids {
+			if x, ok := b.entities[id]; ok {
+				c := *x
+				out = append(out, &c)
+			}
+		}
+		return out, nil
+	})
+}
+
+func (s *memStore) RecordAccess(_ context.Context, bankID string, factIDs []string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.get(bankID)
+	if err != nil {
+		return err
+	}
+	for _, id := range factIDs {
+		if f, ok := b.facts[id]; ok {
+			c := *f
+			c.AccessCount++
+			c.LastAccessed = at
+			b.facts[id] = &c
+		}
+	}
+	return nil
+}
+
+func (s *memStore) Stats(_ context.Context, bankID string) (*memory.Stats, error) {
+	return with(s, bankID, func(b *memBank) (*memory.Stats, error) {
+		st := &memory.Stats{Documents: len(b.docs), Chunks: len(b.chunks), Facts: len(b.facts), Entities: len(b.entities), Relations: len(b.relations), Links: len(b.links)}
+		for _, f := range b.facts {
+			switch f.Status {
+			case memory.StatusActive:
+				st.Active++
+			case memory.StatusSuperseded:
+				st.Superseded++
+			case memory.StatusArchived:
+				st.Archived++
+			}
+		}
+		return st, nil
+	})
+}
+
+func (s *memStore) Close() error { return nil }
