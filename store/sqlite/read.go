@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -165,10 +167,18 @@ func filterSQL(flt memory.Filter) (string, []any) {
 	return b.String(), args
 }
 
-// ftsQuery turns plain terms into an FTS5 query that can never be read as
-// syntax: every term becomes a quoted string (quotes doubled), joined by
-// OR. Terms with no letter or digit are dropped.
-func ftsQuery(terms []string) string {
+// bankToken is the single FTS token that names a bank in facts_fts.bank:
+// bank ids may hold characters the tokenizer splits on, a hash never does.
+func bankToken(bank string) string {
+	sum := sha256.Sum256([]byte(bank))
+	return "b" + hex.EncodeToString(sum[:10])
+}
+
+// ftsQuery turns plain terms into an FTS5 query confined to one bank that
+// can never be read as syntax: every term becomes a quoted string (quotes
+// doubled), ORed in the body column. Terms with no letter or digit are
+// dropped; "" means nothing to search.
+func ftsQuery(bank string, terms []string) string {
 	var parts []string
 	for _, t := range terms {
 		if !strings.ContainsFunc(t, isWordRune) {
@@ -176,30 +186,60 @@ func ftsQuery(terms []string) string {
 		}
 		parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
 	}
-	return strings.Join(parts, " OR ")
+	if len(parts) == 0 {
+		return ""
+	}
+	return `bank : ` + bankToken(bank) + ` AND body : (` + strings.Join(parts, " OR ") + `)`
 }
 
 func isWordRune(r rune) bool {
 	return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127
 }
 
-// SearchText implements memory.Store with FTS5 BM25.
+// SearchText implements memory.Store with FTS5 BM25 (rank is configured as
+// bm25(0, 1) in the migration: the bank column weighs nothing). The index ranks and limits inside FTS5; the filter is
+// applied to that short list, which is widened until it yields k hits or
+// the index has no more matches.
 func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k int, flt memory.Filter) ([]memory.Hit, error) {
 	if err := requireBank(ctx, s.rdb, bankID); err != nil {
 		return nil, err
 	}
-	q := ftsQuery(terms)
+	q := ftsQuery(bankID, terms)
 	if q == "" || k <= 0 {
 		return nil, nil
 	}
 	cond, args := filterSQL(flt)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT f.id, -bm25(facts_fts) AS score FROM facts_fts JOIN facts f ON f.pk = facts_fts.rowid
-		WHERE facts_fts MATCH ? AND f.bank_id = ?`+cond+` ORDER BY bm25(facts_fts), f.seq LIMIT ?`,
-		append(append([]any{q, bankID}, args...), k)...)
-	if err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
+	for inner := 2*k + 16; ; inner *= 4 {
+		// A LEFT JOIN keeps filtered-out matches as NULL rows, so the loop
+		// knows how many the index gave even when the filter drops all.
+		rows, err := s.rdb.QueryContext(ctx, `WITH m AS MATERIALIZED (SELECT rowid, rank FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?)
+			SELECT f.id, -m.rank FROM m LEFT JOIN facts f ON f.pk = m.rowid AND f.bank_id = ?`+cond+` ORDER BY m.rank, f.seq`,
+			append([]any{q, inner, bankID}, args...)...)
+		if err != nil {
+			return nil, fmt.Errorf("full-text search: %w", err)
+		}
+		var hits []memory.Hit
+		matched := 0
+		for rows.Next() {
+			var id sql.NullString
+			var score float64
+			if err := rows.Scan(&id, &score); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			matched++
+			if id.Valid && len(hits) < k {
+				hits = append(hits, memory.Hit{ID: id.String, Score: score})
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if len(hits) >= k || matched < inner {
+			return hits, nil
+		}
 	}
-	return scanHits(rows)
 }
 
 // SearchTime implements memory.Store. Hits are ordered by event time; the

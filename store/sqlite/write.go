@@ -184,7 +184,7 @@ func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts [
 		return err
 	}
 	defer ins.Close()
-	fts, err := tx.PrepareContext(ctx, `INSERT INTO facts_fts (rowid, body) VALUES (?, ?)`)
+	fts, err := tx.PrepareContext(ctx, `INSERT INTO facts_fts (rowid, bank, body) VALUES (?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts [
 		if err != nil {
 			return err
 		}
-		if _, err := fts.ExecContext(ctx, rowid, ftsBody(f)); err != nil {
+		if _, err := fts.ExecContext(ctx, rowid, bankToken(bank), ftsBody(f)); err != nil {
 			return fmt.Errorf("index fact %s: %w", f.ID, err)
 		}
 		if len(f.Embedding) > 0 {

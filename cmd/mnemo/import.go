@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mnemo-ai/mnemo"
+	"github.com/mnemo-ai/mnemo/bench"
+	"github.com/mnemo-ai/mnemo/importer"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/spf13/cobra"
+)
+
+func newImportCmd(g *globals) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Import a JSONL chat transcript or a LoCoMo JSON file",
+		Long: `Import a file of conversations.
+
+  JSONL chat: one message per line, {"speaker": "…", "text": "…", "time": "…"}
+              (optional "id" and "session"); into --bank.
+  LoCoMo:     the LoCoMo JSON list of conversations; one bank per
+              conversation, named by its sample_id.
+
+A malformed line is reported with its number and skipped; the rest is
+imported, and the command exits with status 6.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := args[0]
+			if format == "" {
+				var err error
+				if format, err = detectFormat(path); err != nil {
+					return err
+				}
+			}
+			var reqs []memory.RetainRequest
+			var problems []importer.Problem
+			createBanks := false
+			switch format {
+			case "jsonl":
+				f, err := os.Open(path)
+				if err != nil {
+					return memory.Errorf(memory.EINVALID, "open %s: %v", path, err)
+				}
+				defer f.Close()
+				reqs, problems, err = importer.ChatJSONL(f, filepath.Base(path), g.bank)
+				if err != nil {
+					return err
+				}
+			case "locomo":
+				data, err := bench.LoadLoCoMo(path)
+				if err != nil {
+					return memory.Errorf(memory.EINVALID, "%s: %v", path, err)
+				}
+				for _, c := range data.Conversations {
+					reqs = append(reqs, c.RetainRequests(c.ID)...)
+				}
+				createBanks = true
+			default:
+				return usagef("unknown --format %q: use jsonl or locomo", format)
+			}
+			eng, err := g.open(cmd.Context(), mnemo.Config{})
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			rep, err := eng.Import(cmd.Context(), reqs, mnemo.ImportOptions{CreateBanks: createBanks, Progress: g.progress(g.stderr, "importing")})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				if err := g.printJSON(map[string]any{"report": rep, "problems": problems}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(g.stdout, "imported %d of %d items (%d already known): %d facts\n", rep.Retained, rep.Items, rep.Duplicates, rep.Facts)
+				for _, p := range problems {
+					fmt.Fprintf(g.stderr, "%s:%d: skipped: %s\n", path, p.Line, p.Err)
+				}
+				for _, f := range rep.Failed {
+					fmt.Fprintf(g.stderr, "%s: item %s (bank %s) failed: %s\n", path, f.Item, f.Bank, f.Error)
+				}
+			}
+			if len(problems) > 0 || len(rep.Failed) > 0 {
+				return &partialError{fmt.Sprintf("%d lines skipped, %d items failed; everything else was imported", len(problems), len(rep.Failed))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "", "jsonl or locomo (default: from the file)")
+	return cmd
+}
+
+// detectFormat tells a JSONL transcript from a LoCoMo file by its name and
+// first non-blank byte.
+func detectFormat(path string) (string, error) {
+	if strings.HasSuffix(path, ".jsonl") {
+		return "jsonl", nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", memory.Errorf(memory.EINVALID, "open %s: %v", path, err)
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		c, err := r.ReadByte()
+		if err != nil {
+			return "", memory.Errorf(memory.EINVALID, "%s is empty", path)
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '[':
+			return "locomo", nil
+		case '{':
+			return "jsonl", nil
+		}
+		return "", memory.Errorf(memory.EINVALID, "%s: not JSONL or LoCoMo JSON; set --format", path)
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mnemo-ai/mnemo"
+	"github.com/spf13/cobra"
+)
+
+// globals are the flags every command shares.
+type globals struct {
+	db   string
+	bank string
+	json bool
+
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// usageError marks a command-line mistake (exit code 2).
+type usageError struct{ error }
+
+func isUsageError(err error) bool {
+	var u *usageError
+	return errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") ||
+		strings.HasPrefix(err.Error(), "unknown flag") || strings.HasPrefix(err.Error(), "unknown shorthand") ||
+		strings.Contains(err.Error(), "flag needs an argument") || strings.Contains(err.Error(), "invalid argument") ||
+		strings.Contains(err.Error(), "accepts ") || strings.Contains(err.Error(), "requires at least")
+}
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// defaultDB is $MNEMO_DB, else mnemo.db under the user's data directory.
+func defaultDB() string {
+	if v := os.Getenv("MNEMO_DB"); v != "" {
+		return v
+	}
+	dir := os.Getenv("XDG_DATA_HOME")
+	if dir == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, ".local", "share")
+		} else {
+			dir = "."
+		}
+	}
+	return filepath.Join(dir, "mnemo", "mnemo.db")
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:           "mnemo",
+		Short:         "Long-term memory for AI agents",
+		Long:          "mnemo remembers what an agent sees and hears and recalls the right context when asked.\nOffline by default: an embedded SQLite file, no keys, no network.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&g.db, "db", defaultDB(), "database file (env MNEMO_DB)")
+	root.PersistentFlags().StringVar(&g.bank, "bank", "default", "memory bank")
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "print JSON")
+	root.AddCommand(newBankCmd(g), newRetainCmd(g), newImportCmd(g), newRecallCmd(g), newStatsCmd(g), newBenchCmd(g))
+	return root
+}
+
+// open opens the engine on the global database.
+func (g *globals) open(ctx context.Context, cfg mnemo.Config) (*mnemo.Engine, error) {
+	cfg.DB = g.db
+	return mnemo.Open(ctx, cfg)
+}
+
+// printJSON writes v as indented JSON.
+func (g *globals) printJSON(v any) error {
+	enc := json.NewEncoder(g.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

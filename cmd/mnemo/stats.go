@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mnemo-ai/mnemo"
+	"github.com/spf13/cobra"
+)
+
+func newStatsCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stats",
+		Short: "Count what a bank holds",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := g.open(cmd.Context(), mnemo.Config{})
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			st, err := eng.Stats(cmd.Context(), g.bank)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return g.printJSON(map[string]any{
+					"bank": g.bank, "documents": st.Documents, "chunks": st.Chunks, "facts": st.Facts,
+					"active": st.Active, "superseded": st.Superseded, "archived": st.Archived,
+					"entities": st.Entities, "relations": st.Relations, "links": st.Links,
+				})
+			}
+			fmt.Fprintf(g.stdout, "bank %s\n  documents  %d\n  chunks     %d\n  facts      %d (%d active, %d superseded, %d archived)\n  entities   %d\n  relations  %d\n  links      %d\n",
+				g.bank, st.Documents, st.Chunks, st.Facts, st.Active, st.Superseded, st.Archived, st.Entities, st.Relations, st.Links)
+			return nil
+		},
+	}
+}

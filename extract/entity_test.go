@@ -1,0 +1,92 @@
+package extract
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func TestEntities(t *testing.T) {
+	tests := []struct {
+		name     string
+		text     string
+		speaker  string
+		speakers []string
+		others   []string // other texts of the same input
+		want     []string // "type:name:confidence"
+	}{
+		{"Speaker", "I went there.", "Caroline", []string{"Caroline"}, nil,
+			[]string{"person:Caroline:1"}},
+		{"GreetingNickname", "Hey Mel! Good to see you!", "Caroline", []string{"Caroline", "Melanie"}, nil,
+			[]string{"person:Caroline:1", "person:Mel:0.7"}},
+		{"Greeting", "Thanks John, see you.", "", nil, nil,
+			[]string{"person:John:0.7"}},
+		{"SpeakerName", "Wow, that's cool, Caroline!", "Melanie", []string{"Caroline", "Melanie"}, nil,
+			[]string{"person:Melanie:1", "person:Caroline:0.9"}},
+		{"UnknownOpenerBeforeName", "Woah Joanna, that's great", "", []string{"Joanna"}, nil,
+			[]string{"person:Joanna:0.9"}},
+		{"SkipThe", "The Beatles played in Sweden last June.", "", nil, nil,
+			[]string{"thing:Beatles:0.7", "place:Sweden:0.7"}},
+		{"MonthsWeekdays", "We met Anna on Monday in May and on Fri in June.", "", nil, nil,
+			[]string{"thing:Anna:0.7"}},
+		{"Possessive", "I borrowed Jon's car and Maria’s bike.", "", []string{"Jon"}, nil,
+			[]string{"person:Jon:0.9", "thing:Maria:0.7"}},
+		{"Acronyms", "LGBTQ people and NASA folks, LOL OK.", "", nil, nil,
+			[]string{"thing:LGBTQ:0.6", "thing:NASA:0.6"}},
+		{"Titles", "Dr. Lee works at the Bank of America.", "", nil, nil,
+			[]string{"person:Lee:0.8", "thing:Bank of America:0.7"}},
+		{"Initials", "I read J. K. Rowling and George R. R. Martin.", "", nil, nil,
+			[]string{"thing:J. K. Rowling:0.7", "thing:George R. R. Martin:0.7"}},
+		{"Connectors", "Vincent van Gogh painted it. I saw Lord of the Rings.", "", nil, nil,
+			[]string{"thing:Vincent van Gogh:0.7", "thing:Lord of the Rings:0.7"}},
+		{"Hyphen", "I love Spider-Man.", "", nil, nil,
+			[]string{"thing:Spider-Man:0.7"}},
+		{"InitialCommonWord", "Painting is my passion. Honestly it helps.", "", nil, nil, nil},
+		{"InitialUnknownWord", "Sweden is lovely.", "", nil, nil, nil},
+		{"InitialKnownWord", "Sweden is lovely.", "", nil, []string{"I love Sweden."},
+			[]string{"thing:Sweden:0.5"}},
+		{"DedupKeepsMaxConfidence", "Paris is lovely. I love Paris.", "", nil, nil,
+			[]string{"thing:Paris:0.7"}},
+		{"Pronouns", "Then I told Her and It's fine.", "", nil, nil, nil},
+		{"Contraction", "How's it going? They'll come.", "", nil, nil, nil},
+		{"Shouted", "I LOVE THIS SO MUCH NASA", "", nil, nil, nil},
+		{"MultiWordOpener", "New York is big.", "", nil, nil,
+			[]string{"thing:New York:0.7"}},
+		{"PlaceAfterIn", "We live in Fort Wayne now.", "", nil, nil,
+			[]string{"place:Fort Wayne:0.7"}},
+		{"InvalidUTF8", "Bad\xff Anna\xfe went", "", nil, nil,
+			[]string{"thing:Anna:0.7"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			toks := tokenize(tt.text)
+			texts := [][]token{toks}
+			for _, o := range tt.others {
+				texts = append(texts, tokenize(o))
+			}
+			c := newEntityContext(tt.speakers, texts)
+			var got []string
+			for _, e := range c.entities(toks, tt.speaker) {
+				got = append(got, fmt.Sprintf("%s:%s:%v", e.Type, e.Name, e.Confidence))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("entities(%q) = %q, want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTokenize(t *testing.T) {
+	toks := tokenize("Hey Mel’s dog! Dr. Lee's \xff café.\nNew")
+	var got []string
+	for _, tk := range toks {
+		got = append(got, fmt.Sprintf("%s/%s/%s/%v", tk.text, tk.lower, tk.key, tk.initial))
+	}
+	want := []string{
+		"Hey/hey/hey/true", "Mel’s/mel's/mels/false", "dog/dog/dog/false",
+		"Dr/dr/dr/true", "Lee's/lee's/lees/false", "café/café/café/false", "New/new/new/true",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("tokenize = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,144 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// token is one word of a text as the extractor sees it: a maximal run of
+// letters and digits, with apostrophes between two of them kept inside
+// ("Mel's", "don’t"). Everything else, invalid UTF-8 included, separates.
+type token struct {
+	text       string // as written
+	lower      string // lower-cased, ’ folded to '
+	key        string // lower-cased, apostrophes dropped (as lex.Words)
+	start, end int    // byte offsets in the tokenised text
+	before     string // the separator text before the word
+	// initial is true for the first word of a sentence: the first word of
+	// the text, or one after . ! ? … a newline or an opening quote.
+	initial bool
+}
+
+// titles are abbreviations whose period does not end a sentence and that
+// announce a person's name.
+var titles = map[string]bool{
+	"mr": true, "mrs": true, "ms": true, "miss": true, "dr": true, "prof": true,
+}
+
+// tokenize splits s into tokens. It never panics on invalid UTF-8.
+func tokenize(s string) []token {
+	toks := make([]token, 0, len(s)/5+1)
+	start := -1
+	hasUpper, hasApos, ascii := false, false, true
+	emit := func(end int) {
+		if start < 0 {
+			return
+		}
+		t := token{text: s[start:end], start: start, end: end}
+		switch {
+		case ascii && !hasUpper && !hasApos:
+			t.lower, t.key = t.text, t.text
+		default:
+			t.lower = strings.ToLower(t.text)
+			if hasApos {
+				t.lower = strings.ReplaceAll(t.lower, "’", "'")
+				t.key = strings.ReplaceAll(t.lower, "'", "")
+			} else {
+				t.key = t.lower
+			}
+		}
+		if len(toks) == 0 {
+			t.before, t.initial = s[:start], true
+		} else {
+			prev := &toks[len(toks)-1]
+			t.before = s[prev.end:start]
+			t.initial = sentenceGap(t.before, prev.lower)
+		}
+		toks = append(toks, t)
+		start, hasUpper, hasApos, ascii = -1, false, false, true
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				if start < 0 {
+					start = i
+				}
+			case 'A' <= c && c <= 'Z':
+				if start < 0 {
+					start = i
+				}
+				hasUpper = true
+			case c == '\'' && start >= 0 && i+1 < len(s) && wordStart(s[i+1:]):
+				hasApos = true
+			default:
+				emit(i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			emit(i)
+		case r == '’' && start >= 0 && i+size < len(s) && wordStart(s[i+size:]):
+			hasApos, ascii = true, false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if start < 0 {
+				start = i
+			}
+			ascii = false
+			if unicode.IsUpper(r) || unicode.IsTitle(r) {
+				hasUpper = true
+			}
+		default:
+			emit(i)
+		}
+		i += size
+	}
+	emit(len(s))
+	return toks
+}
+
+// sentenceGap reports whether the separator gap between a word (whose
+// lower-cased text is prev) and the next one ends a sentence.
+func sentenceGap(gap, prev string) bool {
+	if strings.HasPrefix(gap, ".") && (titles[prev] || utf8.RuneCountInString(prev) == 1 && !isDigits(prev)) {
+		return false // "Dr. Lee", "J. K. Rowling"
+	}
+	return strings.ContainsAny(gap, ".!?\n\"“…")
+}
+
+// wordStart reports whether s begins with a letter or digit.
+func wordStart(s string) bool {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && size <= 1 {
+		return false
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// onlySpace reports whether gap is made of spaces and tabs only (so two
+// words separated by it belong to one phrase).
+func onlySpace(gap string) bool {
+	if gap == "" {
+		return false
+	}
+	for i := 0; i < len(gap); i++ {
+		if gap[i] != ' ' && gap[i] != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// between returns the separator text between toks[k] and toks[k+1].
+func between(toks []token, k int) string { return toks[k+1].before }
+
+// isCapitalised reports whether s starts with an upper-case letter.
+func isCapitalised(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r) || unicode.IsTitle(r)
+}

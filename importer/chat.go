@@ -1,0 +1,146 @@
+// Package importer reads files into retain requests: JSONL chat
+// transcripts and LoCoMo conversations. It parses and validates; the
+// engine retains. A bad line never stops an import: it is reported with
+// its line number and the rest goes on.
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// DefaultChatBatch is how many consecutive messages of a JSONL transcript
+// make one document when the lines carry no session.
+const DefaultChatBatch = 50
+
+// maxLine bounds one JSONL line.
+const maxLine = memory.MaxContentBytes
+
+// Problem is an input line that could not become part of a request.
+type Problem struct {
+	Line int    `json:"line"`
+	Err  string `json:"error"`
+}
+
+// chatLine is one line of a JSONL chat transcript.
+type chatLine struct {
+	Speaker string `json:"speaker"`
+	Text    string `json:"text"`
+	Time    string `json:"time"`
+	ID      string `json:"id"`
+	Session string `json:"session"`
+}
+
+// ChatJSONL reads a JSONL chat transcript — one message per line:
+// {"speaker": …, "text": …, "time": …} with optional "id" and "session" —
+// into retain requests for bank. Consecutive lines of one session (or, with
+// no session, runs of DefaultChatBatch lines) make one document whose item
+// id is name plus its first line, so importing the same file again is a
+// no-op. Lines that are not valid messages are returned as problems; a
+// read error is returned as err with what was read so far.
+func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, problems []Problem, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine+1)
+	var cur *memory.RetainRequest
+	var curSession string
+	flush := func() {
+		if cur != nil && len(cur.Messages) > 0 {
+			reqs = append(reqs, *cur)
+		}
+		cur = nil
+	}
+	n := 0
+	for sc.Scan() {
+		n++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		m, err := parseChatLine(raw)
+		if err != nil {
+			problems = append(problems, Problem{Line: n, Err: err.Error()})
+			continue
+		}
+		if cur != nil && (m.Session != curSession || (m.Session == "" && len(cur.Messages) >= DefaultChatBatch)) {
+			flush()
+		}
+		if cur == nil {
+			item := fmt.Sprintf("%s#%d", name, n)
+			if m.Session != "" {
+				item = name + "#" + m.Session
+			}
+			cur = &memory.RetainRequest{BankID: bank, Source: memory.SourceChat, ItemID: item}
+			curSession = m.Session
+		}
+		msg := memory.Message{ID: m.ID, Speaker: m.Speaker, Text: m.Text}
+		if m.Time != "" {
+			t, err := ParseTime(m.Time)
+			if err != nil {
+				problems = append(problems, Problem{Line: n, Err: err.Error()})
+				continue
+			}
+			msg.Time = t
+			if cur.At.IsZero() {
+				cur.At = t
+			}
+		}
+		cur.Messages = append(cur.Messages, msg)
+	}
+	flush()
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			return reqs, problems, memory.Errorf(memory.EINVALID, "%s: line %d is longer than %d bytes", name, n+1, maxLine)
+		}
+		return reqs, problems, fmt.Errorf("read %s: %w", name, err)
+	}
+	return reqs, problems, nil
+}
+
+func parseChatLine(raw []byte) (*chatLine, error) {
+	if !utf8.Valid(raw) {
+		return nil, fmt.Errorf("not valid UTF-8")
+	}
+	var m chatLine
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("not a JSON message: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("more than one JSON value on the line")
+	}
+	if strings.TrimSpace(m.Text) == "" {
+		return nil, fmt.Errorf(`"text" is missing or empty`)
+	}
+	return &m, nil
+}
+
+// timeLayouts are the time forms imports accept, tried in order.
+var timeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05",
+	"2006-01-02 15:04:05",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04",
+	"2006-01-02",
+	"3:04 pm on 2 January, 2006", // LoCoMo's session times
+}
+
+// ParseTime parses a time in RFC 3339 or a common date form; times
+// without a zone are UTC.
+func ParseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, memory.Errorf(memory.EINVALID, "cannot read time %q: use RFC 3339 (2023-05-08T13:56:00Z) or YYYY-MM-DD[ HH:MM]", s)
+}

@@ -1,0 +1,186 @@
+// Package lex is mnemo's shared English text analysis: it splits text into
+// lower-cased words, stems them (Porter2) and drops stopwords. The embedder,
+// the extractor and recall all use it so that a word means the same thing
+// at ingest and at query time.
+//
+// It holds no language detection, no spelling correction and no
+// multi-language support; everything here is English-only and
+// deterministic. All functions are safe for concurrent use.
+package lex
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Words returns the words of s, in order, duplicates kept: the maximal runs
+// of letters and digits, lower-cased with unicode.ToLower. An apostrophe
+// (' or ’) between two letters or digits is dropped and joins them, so
+// "Mel's" gives "mels" and "don't" gives "dont"; any other apostrophe is a
+// separator. Invalid UTF-8 bytes are separators; Words never panics.
+func Words(s string) []string {
+	words := make([]string, 0, len(s)/6+1)
+	start := -1   // byte offset of the current word in s, -1 when outside a word
+	clean := true // the current word is s[start:i] verbatim (ASCII lower, no apostrophe)
+	var buf []byte
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		if clean {
+			words = append(words, s[start:end])
+		} else {
+			words = append(words, string(buf))
+		}
+		start, clean, buf = -1, true, buf[:0]
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				if start < 0 {
+					start = i
+				} else if !clean {
+					buf = append(buf, c)
+				}
+			case 'A' <= c && c <= 'Z':
+				if start < 0 {
+					start = i
+				}
+				if clean {
+					buf = append(buf[:0], s[start:i]...)
+					clean = false
+				}
+				buf = append(buf, c+'a'-'A')
+			case c == '\'':
+				if start >= 0 && i+1 < len(s) && isWordStart(s[i+1:]) {
+					if clean {
+						buf = append(buf[:0], s[start:i]...)
+						clean = false
+					}
+				} else {
+					flush(i)
+				}
+			default:
+				flush(i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			flush(i)
+		case r == '’':
+			if start >= 0 && i+size < len(s) && isWordStart(s[i+size:]) {
+				if clean {
+					buf = append(buf[:0], s[start:i]...)
+					clean = false
+				}
+			} else {
+				flush(i)
+			}
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if start < 0 {
+				start = i
+			}
+			if clean {
+				buf = append(buf[:0], s[start:i]...)
+				clean = false
+			}
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		default:
+			flush(i)
+		}
+		i += size
+	}
+	flush(len(s))
+	return words
+}
+
+// isWordStart reports whether s begins with a letter or digit.
+func isWordStart(s string) bool {
+	c := s[0]
+	if c < utf8.RuneSelf {
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && size == 1 {
+		return false
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// Terms returns the index terms of s: its Words without stopwords, each
+// stemmed with Stem, in order, duplicates kept.
+func Terms(s string) []string {
+	words := Words(s)
+	terms := words[:0]
+	for _, w := range words {
+		if IsStopword(w) {
+			continue
+		}
+		terms = append(terms, Stem(w))
+	}
+	return terms
+}
+
+// Stem returns the English Porter2 (snowball) stem of the lower-case word
+// w, e.g. "painting" → "paint". Words shorter than 3 runes are returned as
+// they are. Results are memoised in a bounded cache.
+func Stem(w string) string {
+	if len(w) < 3 || len(w) < 7 && utf8.RuneCountInString(w) < 3 {
+		return w
+	}
+	return stems.get(w)
+}
+
+// IsStopword reports whether the lower-case word w carries too little
+// meaning to index: a word of one rune, or one of the words of the
+// stopword list (see Stopwords).
+func IsStopword(w string) bool {
+	if len(w) <= 1 || len(w) <= 4 && utf8.RuneCountInString(w) == 1 {
+		return true
+	}
+	_, ok := stopwords[w]
+	return ok
+}
+
+// Stopwords returns a copy of the stopword list, in no particular order.
+func Stopwords() []string {
+	out := make([]string, 0, len(stopwords))
+	for w := range stopwords {
+		out = append(out, w)
+	}
+	return out
+}
+
+// stopwordList is STOP127 of the benchmark protocol (bench/PROTOCOL.md
+// §2.1), then contractions as Words spells them (apostrophe dropped), then
+// chat filler: 179 words. Contractions that collide with content words
+// ("id", "ill", "wed", "well", "lets") are left out on purpose.
+const stopwordList = `
+i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
+she her hers herself it its itself they them their theirs themselves what which who whom this
+that these those am is are was were be been being have has had having do does did doing a an
+the and but if or because as until while of at by for with about against between into through
+during before after above below to from up down in out on off over under again further then
+once here there when where why how all any both each few more most other some such no nor not
+only own same so than too very s t can will just don should now
+
+dont im ive youre youve youll hes shes theyre theyve weve cant wont didnt doesnt isnt arent
+wasnt havent hasnt wouldnt couldnt shouldnt thats theres whats
+
+hey hi hello yeah yes yep oh ok okay really also would could might um hmm wow haha lol btw
+anyway maybe much thanks gonna kinda
+`
+
+var stopwords = func() map[string]struct{} {
+	m := make(map[string]struct{}, 200)
+	for _, w := range strings.Fields(stopwordList) {
+		m[w] = struct{}{}
+	}
+	return m
+}()

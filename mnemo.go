@@ -1,0 +1,272 @@
+// Package mnemo is long-term memory for AI agents: the façade library
+// users import. Open an Engine, Retain what the agent sees and hears,
+// Recall what matters for a question.
+//
+//	eng, err := mnemo.Open(ctx, mnemo.Config{DB: "memory.db"})
+//	...
+//	eng.Retain(ctx, memory.RetainRequest{BankID: "default", Text: "Alice moved to Lisbon in May."})
+//	rec, err := eng.Recall(ctx, memory.Query{BankID: "default", Text: "Where does Alice live?"})
+//
+// Every adapter (CLI, HTTP, MCP) is a thin layer over Engine; none holds
+// logic of its own.
+package mnemo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/provider/hashembed"
+	"github.com/mnemo-ai/mnemo/recall"
+	"github.com/mnemo-ai/mnemo/retain"
+	"github.com/mnemo-ai/mnemo/store/sqlite"
+)
+
+// DefaultAccessFlush is how often recorded accesses are written back.
+const DefaultAccessFlush = time.Second
+
+// Config configures an Engine. The zero value is not usable: DB or Store
+// is required.
+type Config struct {
+	// DB is the path of the SQLite database file (created if missing).
+	DB string
+	// Store, when set, is used instead of opening DB. The engine closes it.
+	Store memory.Store
+	// Embedder embeds facts and queries; nil means the built-in hashing
+	// embedder (offline, deterministic).
+	Embedder memory.Embedder
+	// Weights overrides recall's strategy weights; zero means the defaults.
+	Weights recall.Weights
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives background errors; nil means slog.Default().
+	Logger *slog.Logger
+	// AccessFlush is how often recall's access records are written; 0
+	// means DefaultAccessFlush, negative disables access recording.
+	AccessFlush time.Duration
+}
+
+// Engine is mnemo: banks, retain and recall over one store. It is safe
+// for concurrent use. Close it to flush pending work.
+type Engine struct {
+	store  memory.Store
+	retain *retain.Pipeline
+	recall *recall.Pipeline
+	now    func() time.Time
+	log    *slog.Logger
+
+	access *accessRecorder
+}
+
+// Open opens the store named by cfg and returns a ready Engine.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	st := cfg.Store
+	if st == nil {
+		if cfg.DB == "" {
+			return nil, memory.Errorf(memory.EINVALID, "no database: set Config.DB or Config.Store")
+		}
+		s, err := sqlite.Open(ctx, cfg.DB)
+		if err != nil {
+			return nil, err
+		}
+		s.Now = now
+		st = s
+	}
+	emb := cfg.Embedder
+	if emb == nil {
+		emb = hashembed.New(hashembed.DefaultDimension)
+	}
+	e := &Engine{store: st, now: now, log: log}
+	e.retain = retain.New(st, emb, extract.NewHeuristic())
+	e.retain.Now = now
+	e.recall = recall.New(st, emb, extract.ResolveTimeRange)
+	e.recall.Now = now
+	if cfg.Weights != (recall.Weights{}) {
+		e.recall.Weights = cfg.Weights
+	}
+	if cfg.AccessFlush >= 0 {
+		every := cfg.AccessFlush
+		if every == 0 {
+			every = DefaultAccessFlush
+		}
+		e.access = newAccessRecorder(st, every, now, log)
+	}
+	return e, nil
+}
+
+// Close flushes pending access records and closes the store.
+func (e *Engine) Close() error {
+	var err error
+	if e.access != nil {
+		err = e.access.close()
+	}
+	return errors.Join(err, e.store.Close())
+}
+
+// Store returns the engine's store, for tools that need raw access.
+func (e *Engine) Store() memory.Store { return e.store }
+
+// CreateBank creates a bank named name.
+func (e *Engine) CreateBank(ctx context.Context, name string) (*memory.Bank, error) {
+	if err := memory.ValidateBankName(name); err != nil {
+		return nil, err
+	}
+	b := &memory.Bank{ID: name, Name: name, CreatedAt: e.now().UTC().Truncate(time.Microsecond)}
+	if err := e.store.CreateBank(ctx, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Bank returns the bank named name, or ENOTFOUND.
+func (e *Engine) Bank(ctx context.Context, name string) (*memory.Bank, error) {
+	return e.store.Bank(ctx, name)
+}
+
+// Banks lists the banks.
+func (e *Engine) Banks(ctx context.Context) ([]*memory.Bank, error) {
+	return e.store.Banks(ctx)
+}
+
+// DeleteBank deletes a bank and everything in it.
+func (e *Engine) DeleteBank(ctx context.Context, name string) error {
+	return e.store.DeleteBank(ctx, name)
+}
+
+// Retain remembers one item (see retain.Pipeline.Retain). The default
+// bank is created on first use; any other bank must exist.
+func (e *Engine) Retain(ctx context.Context, req memory.RetainRequest) (*memory.RetainResult, error) {
+	if req.BankID == "" {
+		req.BankID = memory.DefaultBank
+	}
+	if req.BankID == memory.DefaultBank {
+		if err := e.ensureDefaultBank(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return e.retain.Retain(ctx, req)
+}
+
+func (e *Engine) ensureDefaultBank(ctx context.Context) error {
+	_, err := e.store.Bank(ctx, memory.DefaultBank)
+	if memory.ErrorCode(err) == memory.ENOTFOUND {
+		_, err = e.CreateBank(ctx, memory.DefaultBank)
+		if memory.ErrorCode(err) == memory.ECONFLICT {
+			err = nil // another process created it first
+		}
+	}
+	return err
+}
+
+// Recall answers a query from a bank (see recall.Pipeline.Recall) and
+// records the access of what it returned in the background.
+func (e *Engine) Recall(ctx context.Context, q memory.Query) (*memory.Recollection, error) {
+	if q.BankID == "" {
+		q.BankID = memory.DefaultBank
+	}
+	rec, err := e.recall.Recall(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if e.access != nil && len(rec.Results) > 0 {
+		ids := make([]string, len(rec.Results))
+		for i, r := range rec.Results {
+			ids[i] = r.Fact.ID
+		}
+		e.access.record(q.BankID, ids)
+	}
+	return rec, nil
+}
+
+// Stats counts what a bank holds.
+func (e *Engine) Stats(ctx context.Context, bank string) (*memory.Stats, error) {
+	if bank == "" {
+		bank = memory.DefaultBank
+	}
+	return e.store.Stats(ctx, bank)
+}
+
+// accessRecorder batches recall's access records and writes them every
+// interval, off the reply path.
+type accessRecorder struct {
+	store memory.Store
+	now   func() time.Time
+	log   *slog.Logger
+
+	mu      sync.Mutex
+	pending map[string]map[string]bool // bank → fact ids
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+func newAccessRecorder(st memory.Store, every time.Duration, now func() time.Time, log *slog.Logger) *accessRecorder {
+	a := &accessRecorder{store: st, now: now, log: log, pending: map[string]map[string]bool{}, stop: make(chan struct{})}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-a.stop:
+				return
+			case <-t.C:
+				if err := a.flush(context.Background()); err != nil {
+					a.log.Warn("record access", "err", err)
+				}
+			}
+		}
+	}()
+	return a
+}
+
+func (a *accessRecorder) record(bank string, ids []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m := a.pending[bank]
+	if m == nil {
+		m = map[string]bool{}
+		a.pending[bank] = m
+	}
+	for _, id := range ids {
+		m[id] = true
+	}
+}
+
+func (a *accessRecorder) flush(ctx context.Context) error {
+	a.mu.Lock()
+	pending := a.pending
+	a.pending = map[string]map[string]bool{}
+	a.mu.Unlock()
+	var errs []error
+	for bank, set := range pending {
+		ids := make([]string, 0, len(set))
+		for id := range set {
+			ids = append(ids, id)
+		}
+		if err := a.store.RecordAccess(ctx, bank, ids, a.now()); err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
+			errs = append(errs, fmt.Errorf("bank %s: %w", bank, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (a *accessRecorder) close() error {
+	close(a.stop)
+	a.wg.Wait()
+	return a.flush(context.Background())
+}

@@ -1,0 +1,91 @@
+package recall
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// candidate is a fact with its fused score and, per strategy, its rank.
+type candidate struct {
+	id      string
+	score   float64
+	first   int // best rank across strategies, for stable ties
+	explain map[string]memory.StrategyScore
+}
+
+// fuse combines rankings with weighted Reciprocal Rank Fusion:
+// score(f) = Σ weight_s / (k + rank_s(f)). Ties go to the fact with the
+// better best rank, then to the id.
+func fuse(ranks []ranking, _ Weights, k float64) []candidate {
+	byID := map[string]*candidate{}
+	var order []*candidate
+	for _, r := range ranks {
+		if r.weight <= 0 {
+			continue
+		}
+		for i, h := range r.hits {
+			c := byID[h.ID]
+			if c == nil {
+				c = &candidate{id: h.ID, first: i, explain: map[string]memory.StrategyScore{}}
+				byID[h.ID] = c
+				order = append(order, c)
+			}
+			if _, seen := c.explain[r.name]; seen {
+				continue
+			}
+			c.score += r.weight / (k + float64(i+1))
+			c.first = min(c.first, i)
+			c.explain[r.name] = memory.StrategyScore{Rank: i + 1, Score: h.Score}
+		}
+	}
+	out := make([]candidate, len(order))
+	for i, c := range order {
+		out[i] = *c
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		if out[i].first != out[j].first {
+			return out[i].first < out[j].first
+		}
+		return out[i].id < out[j].id
+	})
+	return out
+}
+
+// boost is the multiplicative lifecycle factor of a fact at time now:
+// 1 + b·decay + b·recency with b = DefaultBoost, where decay is the
+// access decay 0.99^(hours since last access / strength) and recency the
+// event recency exp(-hours/72) (seed 000). Both are in [0, 1], so the
+// factor stays within [1, 1+2b] and relevance stays first.
+func boost(f *memory.Fact, now time.Time) float64 {
+	last := f.LastAccessed
+	if last.IsZero() {
+		last = f.CreatedAt
+	}
+	strength := 1 + float64(f.AccessCount) + float64(f.ReinforcementCount)
+	decay := math.Pow(0.99, hoursSince(now, last)/strength)
+	recency := math.Exp(-hoursSince(now, f.EventTime()) / DefaultRecencyHours)
+	return 1 + DefaultBoost*decay + DefaultBoost*recency
+}
+
+func hoursSince(now, t time.Time) float64 {
+	if t.IsZero() {
+		return math.Inf(1)
+	}
+	return math.Max(0, now.Sub(t).Hours())
+}
+
+// sortResults orders results by score, then by ingestion order.
+func sortResults(rs []memory.Result) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].Score != rs[j].Score {
+			return rs[i].Score > rs[j].Score
+		}
+		return rs[i].Fact.Seq < rs[j].Fact.Seq
+	})
+}

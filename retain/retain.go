@@ -1,0 +1,323 @@
+// Package retain is mnemo's write path: it validates an item, extracts
+// facts and entities from it, embeds the facts, links them and hands the
+// whole document to the store as one atomic batch (DESIGN §4).
+//
+// It works on contracts only (memory.Store, memory.Embedder, Extractor);
+// which store, embedder and extractor is the caller's choice.
+package retain
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/internal/id"
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// DefaultEmbedBatch is how many texts go to the embedder in one call.
+const DefaultEmbedBatch = 256
+
+// Extractor turns an item into chunks, facts and entities. The heuristic
+// extractor and the LLM extractor both satisfy it.
+type Extractor interface {
+	Extract(ctx context.Context, in extract.Input) (*extract.Result, error)
+}
+
+// Pipeline is the write path. Create it with New; it is safe for
+// concurrent use.
+type Pipeline struct {
+	Store     memory.Store
+	Embedder  memory.Embedder
+	Extractor Extractor
+	// EmbedBatch is the embedder batch size (DefaultEmbedBatch).
+	EmbedBatch int
+	// Now is the clock (time.Now).
+	Now func() time.Time
+
+	checked sync.Map // bank id → true once the bank's embedder is recorded
+}
+
+// New returns a pipeline over the given store, embedder and extractor.
+func New(store memory.Store, emb memory.Embedder, ex Extractor) *Pipeline {
+	return &Pipeline{Store: store, Embedder: emb, Extractor: ex, EmbedBatch: DefaultEmbedBatch, Now: time.Now}
+}
+
+// Retain remembers one item. The same (bank, source, item) with the same
+// content again is a no-op reported as Duplicate; with new content it
+// replaces the old version. Everything of one item is written in one
+// transaction or not at all. Bad input is an EINVALID *memory.Error.
+func (p *Pipeline) Retain(ctx context.Context, req memory.RetainRequest) (*memory.RetainResult, error) {
+	if err := Validate(&req); err != nil {
+		return nil, err
+	}
+	now := p.Now().UTC().Truncate(time.Microsecond)
+	if req.At.IsZero() {
+		req.At = now
+	}
+	if req.Source == "" {
+		req.Source = memory.SourceAPI
+	}
+	content, hash := canonical(&req)
+	if req.ItemID == "" {
+		req.ItemID = hash
+	}
+	// Cheap early exit before extraction and embedding; Store.Write checks
+	// again atomically.
+	old, err := p.Store.DocumentByItem(ctx, req.BankID, req.Source, req.ItemID)
+	switch {
+	case err == nil && old.ContentHash == hash:
+		return &memory.RetainResult{DocumentID: old.ID, Duplicate: true}, nil
+	case err != nil && memory.ErrorCode(err) != memory.ENOTFOUND:
+		return nil, err
+	}
+	// An unknown bank is also ENOTFOUND here; the write reports it.
+
+	ex, err := p.Extractor.Extract(ctx, extract.Input{Text: req.Text, Speaker: req.Speaker, Messages: req.Messages, At: req.At})
+	if err != nil {
+		return nil, err
+	}
+	doc := &memory.Document{
+		ID: id.New("doc", now), BankID: req.BankID, Source: req.Source, ItemID: req.ItemID,
+		ContentHash: hash, Content: content, Metadata: req.Metadata, Tags: req.Tags,
+		OccurredAt: req.At, CreatedAt: now,
+	}
+	b := &memory.WriteBatch{BankID: req.BankID, Document: doc}
+	for i, text := range ex.Chunks {
+		b.Chunks = append(b.Chunks, &memory.Chunk{ID: memory.ChunkID(req.BankID, doc.ID, i), BankID: req.BankID, DocumentID: doc.ID, Index: i, Text: text})
+	}
+	for _, xf := range ex.Facts {
+		f := &memory.Fact{
+			ID: id.New("f", now), BankID: req.BankID, DocumentID: doc.ID, SourceRef: xf.SourceRef,
+			Text: xf.Text, Kind: xf.Kind, Category: xf.Category, Confidence: xf.Confidence, Importance: xf.Importance,
+			Sensitivity: xf.Sensitivity, Speaker: xf.Speaker, Evidence: xf.Text, Tags: req.Tags,
+			OccurredStart: xf.OccurredStart, OccurredEnd: xf.OccurredEnd, MentionedAt: xf.MentionedAt,
+			ValidFrom: xf.OccurredStart, CreatedAt: now, Status: memory.StatusActive, DecayScore: 1,
+		}
+		if xf.Chunk >= 0 && xf.Chunk < len(b.Chunks) {
+			f.ChunkID = b.Chunks[xf.Chunk].ID
+		}
+		b.Facts = append(b.Facts, f)
+	}
+	if len(b.Facts) == 0 {
+		return nil, memory.Errorf(memory.EINVALID, "nothing to remember: no facts found in the item")
+	}
+	if err := p.embed(ctx, req.BankID, b.Facts); err != nil {
+		return nil, err
+	}
+	if err := p.graph(ctx, b, ex.Facts); err != nil {
+		return nil, err
+	}
+	res, err := p.Store.Write(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	out := &memory.RetainResult{DocumentID: res.DocumentID, Duplicate: res.Duplicate, Replaced: res.Replaced}
+	if !res.Duplicate {
+		out.Facts, out.Entities, out.Links = res.Facts, len(b.Entities), len(b.Links)
+	}
+	return out, nil
+}
+
+// Validate checks a request before any work is done: a valid bank name,
+// something to remember (text or messages, not both), valid UTF-8
+// everywhere and at most memory.MaxContentBytes of text.
+func Validate(req *memory.RetainRequest) error {
+	if err := memory.ValidateBankName(req.BankID); err != nil {
+		return err
+	}
+	if req.Text != "" && len(req.Messages) > 0 {
+		return memory.Errorf(memory.EINVALID, "give either text or messages, not both")
+	}
+	size := len(req.Text) + len(req.Speaker)
+	check := func(what, s string) error {
+		if !utf8.ValidString(s) {
+			return memory.Errorf(memory.EINVALID, "%s is not valid UTF-8", what)
+		}
+		return nil
+	}
+	for _, f := range []struct{ what, s string }{{"text", req.Text}, {"speaker", req.Speaker}, {"source", req.Source}, {"item id", req.ItemID}} {
+		if err := check(f.what, f.s); err != nil {
+			return err
+		}
+	}
+	empty := strings.TrimSpace(req.Text) == ""
+	for i, m := range req.Messages {
+		if err := check(fmt.Sprintf("message %d text", i+1), m.Text); err != nil {
+			return err
+		}
+		if err := check(fmt.Sprintf("message %d speaker", i+1), m.Speaker); err != nil {
+			return err
+		}
+		if err := check(fmt.Sprintf("message %d id", i+1), m.ID); err != nil {
+			return err
+		}
+		size += len(m.Text) + len(m.Speaker)
+		if strings.TrimSpace(m.Text) != "" {
+			empty = false
+		}
+	}
+	for _, t := range req.Tags {
+		if err := check("tag", t); err != nil {
+			return err
+		}
+	}
+	if empty {
+		return memory.Errorf(memory.EINVALID, "nothing to remember: the text is empty")
+	}
+	if size > memory.MaxContentBytes {
+		return memory.Errorf(memory.EINVALID, "item is %d bytes; the limit is %d bytes: split it into smaller items", size, memory.MaxContentBytes)
+	}
+	return nil
+}
+
+// canonical returns the document content as stored and its hash. The hash
+// covers everything that changes what is remembered: text or messages
+// (speaker, text, id, time), the speaker and the item's time.
+func canonical(req *memory.RetainRequest) (content, hash string) {
+	if len(req.Messages) > 0 {
+		b, _ := json.Marshal(req.Messages)
+		content = string(b)
+	} else {
+		content = req.Text
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", content, req.Speaker, req.At.UnixMicro())
+	return content, hex.EncodeToString(h.Sum(nil))
+}
+
+// embed embeds the facts in batches and records the bank's embedder.
+func (p *Pipeline) embed(ctx context.Context, bank string, facts []*memory.Fact) error {
+	if _, ok := p.checked.Load(bank); !ok {
+		if err := p.Store.SetBankEmbedder(ctx, bank, p.Embedder.Name(), p.Embedder.Dimension()); err != nil {
+			return err
+		}
+		p.checked.Store(bank, true)
+	}
+	n := p.EmbedBatch
+	if n <= 0 {
+		n = DefaultEmbedBatch
+	}
+	texts := make([]string, len(facts))
+	for i, f := range facts {
+		texts[i] = EmbedText(f)
+	}
+	for i := 0; i < len(texts); i += n {
+		j := min(i+n, len(texts))
+		vecs, err := p.Embedder.Embed(ctx, texts[i:j])
+		if err != nil {
+			return fmt.Errorf("embed facts: %w", err)
+		}
+		if len(vecs) != j-i {
+			return memory.Errorf(memory.EINTERNAL, "embedder returned %d vectors for %d texts", len(vecs), j-i)
+		}
+		for k, v := range vecs {
+			facts[i+k].Embedding = v
+		}
+	}
+	return nil
+}
+
+// EmbedText is the text a fact's embedding is computed from: its speaker
+// and its text, as a reader would see it.
+func EmbedText(f *memory.Fact) string {
+	if f.Speaker == "" {
+		return f.Text
+	}
+	return f.Speaker + ": " + f.Text
+}
+
+// graph fills the batch's entities, refs, co-occurrences and links.
+//
+// Links: each fact is tied to its neighbours in the document (temporal,
+// both directions), and to the previous fact that mentions the same entity
+// — in this document, or for an entity's first mention here, the latest
+// fact of the bank that mentions it (entity, both directions). Chaining
+// keeps links linear in mentions. The speaker of a fact is not an entity
+// link: in a chat it would only repeat the temporal chain.
+func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact) error {
+	type agg struct {
+		up   memory.EntityUpsert
+		last string // id of the latest fact in this batch mentioning it
+	}
+	ents := map[string]*agg{}
+	var order []string
+	for i, xf := range xfs {
+		f := b.Facts[i]
+		seen := map[string]bool{}
+		var ids []string
+		for _, e := range xf.Entities {
+			if strings.TrimSpace(e.Name) == "" || memory.NormalizeName(e.Name) == "" {
+				continue
+			}
+			typ := e.Type
+			if typ == "" {
+				typ = memory.EntityThing
+			}
+			eid := memory.EntityID(typ, e.Name)
+			if seen[eid] {
+				continue
+			}
+			seen[eid] = true
+			ids = append(ids, eid)
+			t := f.EventTime()
+			a := ents[eid]
+			if a == nil {
+				a = &agg{up: memory.EntityUpsert{Entity: memory.Entity{ID: eid, Name: e.Name, Type: typ, FirstSeen: t, LastSeen: t}, Episodes: 1}}
+				ents[eid] = a
+				order = append(order, eid)
+			}
+			a.up.Mentions++
+			if t.Before(a.up.Entity.FirstSeen) {
+				a.up.Entity.FirstSeen = t
+			}
+			if t.After(a.up.Entity.LastSeen) {
+				a.up.Entity.LastSeen = t
+			}
+			b.Refs = append(b.Refs, memory.EntityRef{FactID: f.ID, EntityID: eid})
+			if memory.NormalizeName(e.Name) == memory.NormalizeName(f.Speaker) {
+				continue
+			}
+			prev := a.last
+			if prev == "" {
+				old, err := p.Store.FactsByEntity(ctx, b.BankID, eid, 1)
+				if err != nil {
+					return err
+				}
+				if len(old) > 0 {
+					prev = old[0]
+				}
+			}
+			if prev != "" {
+				b.Links = append(b.Links,
+					memory.Link{BankID: b.BankID, FromID: f.ID, ToID: prev, Kind: memory.LinkEntity, Weight: 1, EntityID: eid},
+					memory.Link{BankID: b.BankID, FromID: prev, ToID: f.ID, Kind: memory.LinkEntity, Weight: 1, EntityID: eid})
+			}
+			a.last = f.ID
+		}
+		sort.Strings(ids)
+		for x := 0; x < len(ids); x++ {
+			for y := x + 1; y < len(ids); y++ {
+				b.Cooccurrences = append(b.Cooccurrences, memory.Cooccurrence{EntityA: ids[x], EntityB: ids[y], Count: 1})
+			}
+		}
+		if i > 0 {
+			prev := b.Facts[i-1]
+			b.Links = append(b.Links,
+				memory.Link{BankID: b.BankID, FromID: prev.ID, ToID: f.ID, Kind: memory.LinkTemporal, Weight: 1},
+				memory.Link{BankID: b.BankID, FromID: f.ID, ToID: prev.ID, Kind: memory.LinkTemporal, Weight: 1})
+		}
+	}
+	for _, eid := range order {
+		b.Entities = append(b.Entities, ents[eid].up)
+	}
+	return nil
+}
