@@ -59,9 +59,10 @@ type Store interface {
 	EntitiesByName(ctx context.Context, bankID string, names []string) ([]*Entity, error)
 	// EntityRefs returns the entity refs of the given facts.
 	EntityRefs(ctx context.Context, bankID string, factIDs []string) ([]EntityRef, error)
-	// FactsByEntity returns up to limit active facts that mention the
-	// entity, newest first.
-	FactsByEntity(ctx context.Context, bankID, entityID string, limit int) ([]string, error)
+	// FactsByEntities returns, for each of the entities, up to limit
+	// active facts that mention it, newest (highest Seq) first. Entities
+	// with no such fact are absent from the map.
+	FactsByEntities(ctx context.Context, bankID string, entityIDs []string, limit int) (map[string][]string, error)
 	// Entities returns the entities with the given ids.
 	Entities(ctx context.Context, bankID string, ids []string) ([]*Entity, error)
 

@@ -57,6 +57,25 @@ func fuse(ranks []ranking, _ Weights, k float64) []candidate {
 	return out
 }
 
+// reachable cuts fused candidates to those that can still reach the top
+// limit once boosted: boost multiplies by at most maxBoost, so a candidate
+// whose boosted score stays below the limit-th unboosted score never gets
+// in, and its fact need not be loaded.
+func reachable(fused []candidate, limit int) []candidate {
+	if len(fused) <= limit {
+		return fused
+	}
+	floor := fused[limit-1].score
+	n := limit
+	for n < len(fused) && fused[n].score*maxBoost >= floor {
+		n++
+	}
+	return fused[:n]
+}
+
+// maxBoost is the largest factor boost returns.
+const maxBoost = 1 + 2*DefaultBoost
+
 // boost is the multiplicative lifecycle factor of a fact at time now:
 // 1 + b·decay + b·recency with b = DefaultBoost, where decay is the
 // access decay 0.99^(hours since last access / strength) and recency the

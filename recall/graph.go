@@ -104,6 +104,12 @@ func (p *Pipeline) expandEntities(ctx context.Context, q memory.Query, entW map[
 	}
 	var ranked []we
 	for _, e := range ents {
+		// An entity mentioned more often than the fan-out (a chat's
+		// speakers, say) connects everything to everything: its newest
+		// facts would be an arbitrary sample, noise rather than evidence.
+		if e.MentionCount > DefaultEntityFanout {
+			continue
+		}
 		ranked = append(ranked, we{e.ID, entW[e.ID] * entityIDF(e.MentionCount)})
 	}
 	sort.Slice(ranked, func(i, j int) bool {
@@ -115,12 +121,16 @@ func (p *Pipeline) expandEntities(ctx context.Context, q memory.Query, entW map[
 	if len(ranked) > DefaultGraphEntities {
 		ranked = ranked[:DefaultGraphEntities]
 	}
+	wanted := make([]string, len(ranked))
+	for i, e := range ranked {
+		wanted[i] = e.id
+	}
+	byEntity, err := p.Store.FactsByEntities(ctx, q.BankID, wanted, DefaultEntityFanout)
+	if err != nil {
+		return fmt.Errorf("graph entity facts: %w", err)
+	}
 	for _, e := range ranked {
-		facts, err := p.Store.FactsByEntity(ctx, q.BankID, e.id, DefaultEntityFanout)
-		if err != nil {
-			return fmt.Errorf("graph entity facts: %w", err)
-		}
-		for _, id := range facts {
+		for _, id := range byEntity[e.id] {
 			add(id, e.w)
 		}
 	}

@@ -49,7 +49,7 @@ type Weights struct {
 // closing notes of the recall work): keyword search carries most of the
 // signal on conversational memory; the hashed embedding and the graph add
 // to it at lower weight.
-var DefaultWeights = Weights{Semantic: 0.5, Keyword: 1.0, Graph: 0.5, Temporal: 0.3}
+var DefaultWeights = Weights{Semantic: 0.1, Keyword: 1.0, Graph: 0.3, Temporal: 0.3}
 
 // TimeResolver finds a time expression in text and resolves it against
 // ref to a [from, to) window.
@@ -118,11 +118,8 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 	if err != nil {
 		return nil, err
 	}
-	cand := max(p.Candidates, q.Limit)
 	fused := fuse(ranks, p.weights(), p.rrfK())
-	if len(fused) > cand {
-		fused = fused[:cand]
-	}
+	fused = reachable(fused, q.Limit)
 	ids := make([]string, len(fused))
 	for i, c := range fused {
 		ids[i] = c.id

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -86,7 +87,7 @@ func (p *Pipeline) Retain(ctx context.Context, req memory.RetainRequest) (*memor
 		return nil, err
 	}
 	doc := &memory.Document{
-		ID: id.New("doc", now), BankID: req.BankID, Source: req.Source, ItemID: req.ItemID,
+		ID: id.Derive("doc", req.BankID, req.Source, req.ItemID, hash), BankID: req.BankID, Source: req.Source, ItemID: req.ItemID,
 		ContentHash: hash, Content: content, Metadata: req.Metadata, Tags: req.Tags,
 		OccurredAt: req.At, CreatedAt: now,
 	}
@@ -94,11 +95,11 @@ func (p *Pipeline) Retain(ctx context.Context, req memory.RetainRequest) (*memor
 	for i, text := range ex.Chunks {
 		b.Chunks = append(b.Chunks, &memory.Chunk{ID: memory.ChunkID(req.BankID, doc.ID, i), BankID: req.BankID, DocumentID: doc.ID, Index: i, Text: text})
 	}
-	for _, xf := range ex.Facts {
+	for i, xf := range ex.Facts {
 		f := &memory.Fact{
-			ID: id.New("f", now), BankID: req.BankID, DocumentID: doc.ID, SourceRef: xf.SourceRef,
+			ID: id.Derive("f", doc.ID, strconv.Itoa(i)), BankID: req.BankID, DocumentID: doc.ID, SourceRef: xf.SourceRef,
 			Text: xf.Text, Kind: xf.Kind, Category: xf.Category, Confidence: xf.Confidence, Importance: xf.Importance,
-			Sensitivity: xf.Sensitivity, Speaker: xf.Speaker, Evidence: xf.Text, Tags: req.Tags,
+			Sensitivity: xf.Sensitivity, Speaker: xf.Speaker, Tags: req.Tags,
 			OccurredStart: xf.OccurredStart, OccurredEnd: xf.OccurredEnd, MentionedAt: xf.MentionedAt,
 			ValidFrom: xf.OccurredStart, CreatedAt: now, Status: memory.StatusActive, DecayScore: 1,
 		}
@@ -248,6 +249,20 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 		up   memory.EntityUpsert
 		last string // id of the latest fact in this batch mentioning it
 	}
+	// The latest fact of the bank for every entity a fact here mentions
+	// (other than its speaker): where each entity's chain continues.
+	var mentioned []string
+	for i, xf := range xfs {
+		for _, e := range xf.Entities {
+			if memory.NormalizeName(e.Name) != "" && memory.NormalizeName(e.Name) != memory.NormalizeName(b.Facts[i].Speaker) {
+				mentioned = append(mentioned, memory.EntityID(entityType(e.Type), e.Name))
+			}
+		}
+	}
+	latest, err := p.Store.FactsByEntities(ctx, b.BankID, mentioned, 1)
+	if err != nil {
+		return err
+	}
 	ents := map[string]*agg{}
 	var order []string
 	for i, xf := range xfs {
@@ -255,13 +270,10 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 		seen := map[string]bool{}
 		var ids []string
 		for _, e := range xf.Entities {
-			if strings.TrimSpace(e.Name) == "" || memory.NormalizeName(e.Name) == "" {
+			if memory.NormalizeName(e.Name) == "" {
 				continue
 			}
-			typ := e.Type
-			if typ == "" {
-				typ = memory.EntityThing
-			}
+			typ := entityType(e.Type)
 			eid := memory.EntityID(typ, e.Name)
 			if seen[eid] {
 				continue
@@ -287,14 +299,8 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 				continue
 			}
 			prev := a.last
-			if prev == "" {
-				old, err := p.Store.FactsByEntity(ctx, b.BankID, eid, 1)
-				if err != nil {
-					return err
-				}
-				if len(old) > 0 {
-					prev = old[0]
-				}
+			if prev == "" && len(latest[eid]) > 0 {
+				prev = latest[eid][0]
 			}
 			if prev != "" {
 				b.Links = append(b.Links,
@@ -320,4 +326,12 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 		b.Entities = append(b.Entities, ents[eid].up)
 	}
 	return nil
+}
+
+// entityType defaults an extracted entity's type to memory.EntityThing.
+func entityType(t memory.EntityType) memory.EntityType {
+	if t == "" {
+		return memory.EntityThing
+	}
+	return t
 }

@@ -1,24 +1,24 @@
-// Package id makes mnemo's row identifiers: short, random, and sortable by
-// creation time, so ids created later sort later.
+// Package id makes mnemo's row identifiers: short strings of a prefix and
+// 26 lower-case base32 characters. Derived ids are deterministic (the same
+// parts give the same id), so retaining the same content twice produces
+// the same rows and ties between rows break the same way in every run.
 package id
 
 import (
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base32"
-	"encoding/binary"
-	"time"
 )
 
 var enc = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
 
-// New returns prefix + "_" + 26 characters: 48 bits of milliseconds since
-// the epoch, then 80 random bits (a ULID in Crockford's lower-case
-// base32). It is safe for concurrent use.
-func New(prefix string, now time.Time) string {
-	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(now.UnixMilli())<<16)
-	if _, err := rand.Read(b[6:]); err != nil {
-		panic("id: crypto/rand failed: " + err.Error()) // never happens on supported platforms
+// Derive returns prefix + "_" + the first 128 bits of the SHA-256 of the
+// parts (each followed by a NUL byte) in Crockford's lower-case base32.
+func Derive(prefix string, parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
 	}
-	return prefix + "_" + enc.EncodeToString(b[:])
+	sum := h.Sum(nil)
+	return prefix + "_" + enc.EncodeToString(sum[:16])
 }

@@ -196,52 +196,6 @@ func isWordRune(r rune) bool {
 	return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127
 }
 
-// SearchText implements memory.Store with FTS5 BM25 (rank is configured as
-// bm25(0, 1) in the migration: the bank column weighs nothing). The index ranks and limits inside FTS5; the filter is
-// applied to that short list, which is widened until it yields k hits or
-// the index has no more matches.
-func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k int, flt memory.Filter) ([]memory.Hit, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
-		return nil, err
-	}
-	q := ftsQuery(bankID, terms)
-	if q == "" || k <= 0 {
-		return nil, nil
-	}
-	cond, args := filterSQL(flt)
-	for inner := 2*k + 16; ; inner *= 4 {
-		// A LEFT JOIN keeps filtered-out matches as NULL rows, so the loop
-		// knows how many the index gave even when the filter drops all.
-		rows, err := s.rdb.QueryContext(ctx, `WITH m AS MATERIALIZED (SELECT rowid, rank FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?)
-			SELECT f.id, -m.rank FROM m LEFT JOIN facts f ON f.pk = m.rowid AND f.bank_id = ?`+cond+` ORDER BY m.rank, f.seq`,
-			append([]any{q, inner, bankID}, args...)...)
-		if err != nil {
-			return nil, fmt.Errorf("full-text search: %w", err)
-		}
-		var hits []memory.Hit
-		matched := 0
-		for rows.Next() {
-			var id sql.NullString
-			var score float64
-			if err := rows.Scan(&id, &score); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			matched++
-			if id.Valid && len(hits) < k {
-				hits = append(hits, memory.Hit{ID: id.String, Score: score})
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		if len(hits) >= k || matched < inner {
-			return hits, nil
-		}
-	}
-}
-
 // SearchTime implements memory.Store. Hits are ordered by event time; the
 // score is the event time in days since the epoch (for explanations).
 func (s *Store) SearchTime(ctx context.Context, bankID string, from, to time.Time, k int, flt memory.Filter) ([]memory.Hit, error) {
@@ -407,20 +361,32 @@ func (s *Store) EntityRefs(ctx context.Context, bankID string, factIDs []string)
 	return out, rows.Err()
 }
 
-// FactsByEntity implements memory.Store.
-func (s *Store) FactsByEntity(ctx context.Context, bankID, entityID string, limit int) ([]string, error) {
+// FactsByEntities implements memory.Store.
+func (s *Store) FactsByEntities(ctx context.Context, bankID string, entityIDs []string, limit int) (map[string][]string, error) {
 	if err := requireBank(ctx, s.rdb, bankID); err != nil {
 		return nil, err
 	}
-	if limit <= 0 {
-		return nil, nil
+	out := map[string][]string{}
+	if limit <= 0 || len(entityIDs) == 0 {
+		return out, nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT f.id FROM entity_refs r JOIN facts f ON f.bank_id = r.bank_id AND f.id = r.fact_id
-		WHERE r.bank_id = ? AND r.entity_id = ? AND f.status = 'active' ORDER BY f.seq DESC LIMIT ?`, bankID, entityID, limit)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT entity_id, id FROM (
+		SELECT r.entity_id, f.id, ROW_NUMBER() OVER (PARTITION BY r.entity_id ORDER BY f.seq DESC) AS n
+		FROM entity_refs r JOIN facts f ON f.bank_id = r.bank_id AND f.id = r.fact_id
+		WHERE r.bank_id = ? AND r.entity_id IN (SELECT value FROM json_each(?)) AND f.status = 'active')
+		WHERE n <= ? ORDER BY entity_id, n`, bankID, idList(entityIDs), limit)
 	if err != nil {
 		return nil, err
 	}
-	return scanStrings(rows)
+	defer rows.Close()
+	for rows.Next() {
+		var e, f string
+		if err := rows.Scan(&e, &f); err != nil {
+			return nil, err
+		}
+		out[e] = append(out[e], f)
+	}
+	return out, rows.Err()
 }
 
 func scanStrings(rows *sql.Rows) ([]string, error) {

@@ -50,7 +50,7 @@ type Store struct {
 	Now func() time.Time
 
 	mu      sync.Mutex
-	indexes map[string]*vectorIndex // by bank id
+	indexes map[string]*bankIndex // by bank id
 }
 
 // Open opens (creating if needed) the SQLite database at path, applies
@@ -80,7 +80,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	wdb.SetMaxOpenConns(1)
 	wdb.SetConnMaxIdleTime(0)
-	s := &Store{path: path, wdb: wdb, Now: time.Now, indexes: map[string]*vectorIndex{}}
+	s := &Store{path: path, wdb: wdb, Now: time.Now, indexes: map[string]*bankIndex{}}
 	// WAL is a property of the file; set it once through the writer.
 	if _, err := wdb.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		wdb.Close()

@@ -224,7 +224,7 @@ func testBankUnknown(e *env) {
 		{"Links", errOf(s.Links(ctx, bank, ids))},
 		{"EntitiesByName", errOf(s.EntitiesByName(ctx, bank, []string{"melanie"}))},
 		{"EntityRefs", errOf(s.EntityRefs(ctx, bank, ids))},
-		{"FactsByEntity", errOf(s.FactsByEntity(ctx, bank, memory.EntityID(memory.EntityPerson, "Melanie"), 10))},
+		{"FactsByEntities", errOf(s.FactsByEntities(ctx, bank, []string{memory.EntityID(memory.EntityPerson, "Melanie")}, 10))},
 		{"Entities", errOf(s.Entities(ctx, bank, []string{memory.EntityID(memory.EntityPerson, "Melanie")}))},
 		{"RecordAccess", s.RecordAccess(ctx, bank, ids, testTime)},
 		{"Stats", errOf(s.Stats(ctx, bank))},

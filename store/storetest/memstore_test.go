@@ -518,16 +518,22 @@ func (s *memStore) EntityRefs(_ context.Context, bankID string, factIDs []string
 	})
 }
 
-func (s *memStore) FactsByEntity(_ context.Context, bankID, entityID string, limit int) ([]string, error) {
-	return with(s, bankID, func(b *memBank) ([]string, error) {
-		var fs []*memory.Fact
-		for r := range b.refs {
-			if f, ok := b.facts[r.FactID]; ok && r.EntityID == entityID && f.Status == memory.StatusActive {
-				fs = append(fs, f)
+func (s *memStore) FactsByEntities(_ context.Context, bankID string, entityIDs []string, limit int) (map[string][]string, error) {
+	return with(s, bankID, func(b *memBank) (map[string][]string, error) {
+		out := map[string][]string{}
+		for _, entityID := range entityIDs {
+			var fs []*memory.Fact
+			for r := range b.refs {
+				if f, ok := b.facts[r.FactID]; ok && r.EntityID == entityID && f.Status == memory.StatusActive {
+					fs = append(fs, f)
+				}
+			}
+			slices.SortFunc(fs, func(a, b *memory.Fact) int { return cmp.Compare(b.Seq, a.Seq) })
+			if ids := factIDs(fs[:max(0, min(limit, len(fs)))]); len(ids) > 0 {
+				out[entityID] = ids
 			}
 		}
-		slices.SortFunc(fs, func(a, b *memory.Fact) int { return cmp.Compare(b.Seq, a.Seq) })
-		return factIDs(fs[:max(0, min(limit, len(fs)))]), nil
+		return out, nil
 	})
 }
 

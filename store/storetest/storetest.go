@@ -282,7 +282,8 @@ func (e *env) entitiesByName(bank string, names ...string) []*memory.Entity {
 
 func (e *env) factsByEntity(bank, entityID string, limit int) []string {
 	e.t.Helper()
-	ids, err := e.s.FactsByEntity(e.ctx, bank, entityID, limit)
+	m, err := e.s.FactsByEntities(e.ctx, bank, []string{entityID}, limit)
+	ids := m[entityID]
 	if err != nil {
 		e.t.Fatalf("FactsByEntity(%q, %q, %d): %v", bank, entityID, limit, err)
 	}

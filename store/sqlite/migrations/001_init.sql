@@ -86,8 +86,12 @@ CREATE INDEX facts_event_time ON facts(bank_id, event_time);
 CREATE INDEX facts_pending ON facts(bank_id, consolidated_at);
 
 -- Full text over speaker and fact text; contentless: the text lives in facts.
+-- bank holds one token naming the bank, so a match is confined to its bank
+-- inside the index (MATCH 'bank : … AND body : (…)'). Ranked keyword search
+-- is served by the store's in-process index (see index.go); this is the
+-- durable full-text index of the file, for SQL users and integrity checks.
 CREATE VIRTUAL TABLE facts_fts USING fts5(
-    body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2'
+    bank, body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2'
 );
 
 CREATE TABLE entities (
@@ -181,7 +185,7 @@ CREATE TABLE observations (
 );
 
 CREATE VIRTUAL TABLE observations_fts USING fts5(
-    body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2'
+    bank, body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2'
 );
 
 CREATE TABLE dreams (

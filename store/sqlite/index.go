@@ -1,0 +1,509 @@
+package sqlite
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/mnemo-ai/mnemo/internal/lex"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/viterin/vek/vek32"
+)
+
+// BM25 constants (Okapi BM25 as in Lucene and PROTOCOL §2.2).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// bankIndex is one bank's in-process search index: every fact's embedding
+// for an exact SIMD scan (vectors are unit length, so dot = cosine) and an
+// inverted index of its stemmed words for BM25 with this bank's own
+// statistics. It mirrors the file, which stays the source of truth;
+// version is the bank's change counter the mirror reflects.
+//
+// Slots are never reused while the index lives: a removed fact leaves a
+// dead slot (skipped by searches) until compaction rebuilds the arrays.
+type bankIndex struct {
+	mu      sync.RWMutex
+	dim     int
+	version int64
+	maxPK   int64
+	meta    []indexEntry  // by slot
+	pos     map[int64]int // fact pk → slot
+	live    int
+
+	termID   map[string]int32
+	postings [][]posting // by term id
+	df       []int32     // live documents per term id
+	totalLen int64       // sum of live documents' lengths
+}
+
+// posting is one document of a term's list with the term's frequency.
+type posting struct {
+	slot int32
+	tf   uint16
+}
+
+// indexEntry is what the index keeps of a fact to search and filter
+// without a query.
+type indexEntry struct {
+	pk        int64
+	id        string
+	vec       []float32 // nil when the fact has no embedding
+	terms     []int32   // distinct term ids, for removal
+	length    int32     // words after stopword removal
+	dead      bool
+	kind      memory.FactKind
+	status    memory.Status
+	sensitive bool
+	eventTime int64 // µs; noTime when unknown
+	tags      []string
+	body      string // only while being added
+}
+
+// noTime marks an entry whose event time is unknown: no time range
+// matches it, as no SQL comparison matches NULL.
+const noTime = math.MinInt64
+
+func newIndexEntry(pk int64, f *memory.Fact) indexEntry {
+	e := indexEntry{
+		pk: pk, id: f.ID, vec: f.Embedding, kind: f.Kind, status: f.Status,
+		sensitive: f.Sensitivity == memory.SensitivitySensitive,
+		eventTime: noTime, tags: f.Tags, body: ftsBody(f),
+	}
+	if t := f.EventTime(); !t.IsZero() {
+		e.eventTime = t.UnixMicro()
+	}
+	return e
+}
+
+func newBankIndex() *bankIndex {
+	return &bankIndex{pos: map[int64]int{}, termID: map[string]int32{}, version: -1}
+}
+
+// add indexes one fact.
+func (x *bankIndex) add(e indexEntry) {
+	if _, ok := x.pos[e.pk]; ok {
+		return
+	}
+	if len(e.vec) > 0 {
+		if x.dim == 0 {
+			x.dim = len(e.vec)
+		}
+		if len(e.vec) != x.dim {
+			e.vec = nil // refused at write time; never mixes dimensions
+		}
+	}
+	slot := int32(len(x.meta))
+	words := lex.Terms(e.body)
+	e.body = ""
+	e.length = int32(len(words))
+	counts := make(map[string]uint16, len(words))
+	for _, w := range words {
+		if counts[w] < math.MaxUint16 {
+			counts[w]++
+		}
+	}
+	e.terms = make([]int32, 0, len(counts))
+	for w, tf := range counts {
+		id, ok := x.termID[w]
+		if !ok {
+			id = int32(len(x.postings))
+			x.termID[w] = id
+			x.postings = append(x.postings, nil)
+			x.df = append(x.df, 0)
+		}
+		x.postings[id] = append(x.postings[id], posting{slot, tf})
+		x.df[id]++
+		e.terms = append(e.terms, id)
+	}
+	x.totalLen += int64(e.length)
+	x.pos[e.pk] = int(slot)
+	x.meta = append(x.meta, e)
+	x.live++
+	if e.pk > x.maxPK {
+		x.maxPK = e.pk
+	}
+}
+
+// remove marks a fact's slot dead and takes it out of the statistics.
+func (x *bankIndex) remove(pk int64) {
+	i, ok := x.pos[pk]
+	if !ok {
+		return
+	}
+	e := &x.meta[i]
+	for _, t := range e.terms {
+		x.df[t]--
+	}
+	x.totalLen -= int64(e.length)
+	e.dead, e.vec, e.terms = true, nil, nil
+	delete(x.pos, pk)
+	x.live--
+}
+
+// compact rebuilds the arrays without dead slots once they are a quarter
+// of the index.
+func (x *bankIndex) compact() {
+	dead := len(x.meta) - x.live
+	if dead < 64 || dead*4 < len(x.meta) {
+		return
+	}
+	old := x.meta
+	oldSlot := make([]int32, len(old)) // old slot → new slot, -1 if dead
+	x.meta = make([]indexEntry, 0, x.live)
+	for i := range old {
+		if old[i].dead {
+			oldSlot[i] = -1
+			continue
+		}
+		oldSlot[i] = int32(len(x.meta))
+		x.pos[old[i].pk] = len(x.meta)
+		x.meta = append(x.meta, old[i])
+	}
+	for t, ps := range x.postings {
+		kept := ps[:0]
+		for _, p := range ps {
+			if s := oldSlot[p.slot]; s >= 0 {
+				kept = append(kept, posting{s, p.tf})
+			}
+		}
+		x.postings[t] = kept
+	}
+}
+
+func (x *bankIndex) apply(c *indexChange) {
+	for _, pk := range c.removed {
+		x.remove(pk)
+	}
+	for _, e := range c.added {
+		x.add(e)
+	}
+	for pk, st := range c.status {
+		if i, ok := x.pos[pk]; ok {
+			x.meta[i].status = st
+		}
+	}
+	x.compact()
+}
+
+// applyIndexChange brings a loaded index up to date with a write this
+// process just committed. If the index missed another writer's change in
+// between, it is left stale and refreshed before the next search.
+func (s *Store) applyIndexChange(bank string, version int64, c *indexChange) {
+	s.mu.Lock()
+	x := s.indexes[bank]
+	s.mu.Unlock()
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.version != version-1 {
+		return
+	}
+	x.apply(c)
+	x.version = version
+}
+
+// index returns the bank's search index, loading or refreshing it from the
+// file when it does not reflect the bank's current version.
+func (s *Store) index(ctx context.Context, bank string) (*bankIndex, error) {
+	var version int64
+	err := s.rdb.QueryRowContext(ctx, `SELECT version FROM banks WHERE id = ?`, bank).Scan(&version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, unknownBank(bank)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	x := s.indexes[bank]
+	if x == nil {
+		x = newBankIndex()
+		s.indexes[bank] = x
+	}
+	s.mu.Unlock()
+
+	x.mu.RLock()
+	fresh := x.version == version
+	x.mu.RUnlock()
+	if fresh {
+		return x, nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.version == version {
+		return x, nil
+	}
+	if err := s.refresh(ctx, bank, x); err != nil {
+		return nil, fmt.Errorf("load search index of bank %s: %w", bank, err)
+	}
+	return x, nil
+}
+
+// refresh brings x in line with the file: it drops facts that are gone,
+// updates statuses and loads facts added since the index last looked. The
+// caller holds x.mu. The version is read in the same read transaction as
+// the rows, so the index never claims a version newer than its contents.
+func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version int64
+	if err := tx.QueryRowContext(ctx, `SELECT version FROM banks WHERE id = ?`, bank).Scan(&version); err != nil {
+		return err
+	}
+	if x.version >= 0 && x.live > 0 {
+		rows, err := tx.QueryContext(ctx, `SELECT pk, status FROM facts WHERE bank_id = ? AND pk <= ?`, bank, x.maxPK)
+		if err != nil {
+			return err
+		}
+		seen := make(map[int64]bool, x.live)
+		for rows.Next() {
+			var pk int64
+			var st string
+			if err := rows.Scan(&pk, &st); err != nil {
+				rows.Close()
+				return err
+			}
+			seen[pk] = true
+			if i, ok := x.pos[pk]; ok {
+				x.meta[i].status = memory.Status(st)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for pk := range x.pos {
+			if !seen[pk] {
+				x.remove(pk)
+			}
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT pk, id, speaker, text, kind, status, sensitivity, event_time, tags, embedding FROM facts
+		WHERE bank_id = ? AND pk > ? ORDER BY pk`, bank, x.maxPK)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e indexEntry
+		var speaker, text, kind, status, sens, tags string
+		var et sql.NullInt64
+		var blob []byte
+		if err := rows.Scan(&e.pk, &e.id, &speaker, &text, &kind, &status, &sens, &et, &tags, &blob); err != nil {
+			return err
+		}
+		e.kind, e.status, e.sensitive = memory.FactKind(kind), memory.Status(status), sens == string(memory.SensitivitySensitive)
+		e.body = ftsBody(&memory.Fact{Speaker: speaker, Text: text})
+		e.eventTime = noTime
+		if et.Valid {
+			e.eventTime = et.Int64
+		}
+		if tags != "[]" {
+			if err := unmarshalJSON(tags, &e.tags); err != nil {
+				return err
+			}
+		}
+		if len(blob) > 0 {
+			e.vec = decodeVector(make([]float32, 0, len(blob)/4), blob)
+		}
+		x.add(e)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	x.compact()
+	x.version = version
+	return nil
+}
+
+// SearchVector implements memory.Store with an exact scan.
+func (s *Store) SearchVector(ctx context.Context, bankID string, vec []float32, k int, f memory.Filter) ([]memory.Hit, error) {
+	x, err := s.index(ctx, bankID)
+	if err != nil {
+		return nil, err
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.dim == 0 {
+		return nil, nil
+	}
+	if len(vec) != x.dim {
+		return nil, memory.Errorf(memory.EINVALID, "query vector has dimension %d, bank %q holds dimension %d", len(vec), bankID, x.dim)
+	}
+	m := newMatcher(f)
+	h := make(hitHeap, 0, k+1)
+	for i := range x.meta {
+		e := &x.meta[i]
+		if e.vec == nil || !m.match(e) {
+			continue
+		}
+		h.offer(k, scored{i, float64(vek32.Dot(vec, e.vec))})
+	}
+	return h.hits(x), nil
+}
+
+// SearchText implements memory.Store: Okapi BM25 (k1 1.2, b 0.75, Lucene
+// IDF) over the words of each fact's speaker and text, stemmed (Porter2)
+// with stopwords dropped, with the bank's own statistics. Terms are plain
+// words: nothing in them is ever read as query syntax.
+func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k int, f memory.Filter) ([]memory.Hit, error) {
+	x, err := s.index(ctx, bankID)
+	if err != nil {
+		return nil, err
+	}
+	if k <= 0 || len(terms) == 0 {
+		return nil, nil
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.live == 0 {
+		return nil, nil
+	}
+	var ids []int32
+	seen := map[int32]bool{}
+	for _, t := range terms {
+		for _, w := range lex.Terms(t) {
+			if id, ok := x.termID[w]; ok && !seen[id] && x.df[id] > 0 {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	n := float64(x.live)
+	avg := float64(x.totalLen) / n
+	scores := make(map[int32]float64)
+	for _, id := range ids {
+		df := float64(x.df[id])
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range x.postings[id] {
+			e := &x.meta[p.slot]
+			if e.dead {
+				continue
+			}
+			tf := float64(p.tf)
+			norm := bm25K1
+			if avg > 0 {
+				norm = bm25K1 * (1 - bm25B + bm25B*float64(e.length)/avg)
+			}
+			scores[p.slot] += idf * tf * (bm25K1 + 1) / (tf + norm)
+		}
+	}
+	m := newMatcher(f)
+	h := make(hitHeap, 0, k+1)
+	for slot, sc := range scores {
+		if m.match(&x.meta[slot]) {
+			h.offer(k, scored{int(slot), sc})
+		}
+	}
+	return h.hits(x), nil
+}
+
+// matcher evaluates a memory.Filter against index entries.
+type matcher struct {
+	f        memory.Filter
+	statuses []memory.Status
+	timed    bool // a time range is set
+	from, to int64
+}
+
+func newMatcher(f memory.Filter) matcher {
+	m := matcher{f: f, statuses: f.Statuses, from: math.MinInt64, to: math.MaxInt64}
+	if len(m.statuses) == 0 {
+		m.statuses = []memory.Status{memory.StatusActive}
+	}
+	if !f.From.IsZero() {
+		m.from, m.timed = f.From.UnixMicro(), true
+	}
+	if !f.To.IsZero() {
+		m.to, m.timed = f.To.UnixMicro(), true
+	}
+	return m
+}
+
+func (m *matcher) match(e *indexEntry) bool {
+	if e.dead {
+		return false
+	}
+	if m.timed && (e.eventTime == noTime || e.eventTime < m.from || e.eventTime >= m.to) {
+		return false
+	}
+	if e.sensitive && !m.f.Sensitive {
+		return false
+	}
+	if !slices.Contains(m.statuses, e.status) {
+		return false
+	}
+	if len(m.f.Kinds) > 0 && !slices.Contains(m.f.Kinds, e.kind) {
+		return false
+	}
+	if len(m.f.Tags) > 0 && !slices.ContainsFunc(m.f.Tags, func(t string) bool { return slices.Contains(e.tags, t) }) {
+		return false
+	}
+	return true
+}
+
+type scored struct {
+	slot  int
+	score float64
+}
+
+// hitHeap keeps the best k of what it is offered: a min-heap on score in
+// which, among equal scores, the later slot (newer fact) is the smaller,
+// so earlier facts win ties deterministically.
+type hitHeap []scored
+
+func (h hitHeap) Len() int { return len(h) }
+func (h hitHeap) Less(a, b int) bool {
+	if h[a].score != h[b].score {
+		return h[a].score < h[b].score
+	}
+	return h[a].slot > h[b].slot
+}
+func (h hitHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *hitHeap) Push(v any)   { *h = append(*h, v.(scored)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
+}
+
+func (h *hitHeap) offer(k int, s scored) {
+	if len(*h) < k {
+		heap.Push(h, s)
+		return
+	}
+	top := (*h)[0]
+	if s.score > top.score || (s.score == top.score && s.slot < top.slot) {
+		(*h)[0] = s
+		heap.Fix(h, 0)
+	}
+}
+
+// hits empties the heap into hits, best first.
+func (h *hitHeap) hits(x *bankIndex) []memory.Hit {
+	out := make([]memory.Hit, h.Len())
+	for j := len(out) - 1; j >= 0; j-- {
+		top := heap.Pop(h).(scored)
+		out[j] = memory.Hit{ID: x.meta[top.slot].id, Score: top.score}
+	}
+	return out
+}
