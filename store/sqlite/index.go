@@ -36,6 +36,7 @@ type bankIndex struct {
 	maxPK   int64
 	meta    []indexEntry  // by slot
 	pos     map[int64]int // fact pk → slot
+	byID    map[string]int
 	live    int
 
 	termID   map[string]int32
@@ -65,6 +66,10 @@ type indexEntry struct {
 	eventTime int64 // µs; noTime when unknown
 	tags      []string
 	body      string // only while being added
+	// fact is the fact's immutable part (text, provenance, event times)
+	// without its embedding; Store.Facts overlays the lifecycle columns,
+	// which it reads from the file.
+	fact *memory.Fact
 }
 
 // noTime marks an entry whose event time is unknown: no time range
@@ -72,10 +77,13 @@ type indexEntry struct {
 const noTime = math.MinInt64
 
 func newIndexEntry(pk int64, f *memory.Fact) indexEntry {
+	snap := *f
+	snap.Embedding = nil
+	snap.Tags = slices.Clone(f.Tags)
 	e := indexEntry{
 		pk: pk, id: f.ID, vec: f.Embedding, kind: f.Kind, status: f.Status,
 		sensitive: f.Sensitivity == memory.SensitivitySensitive,
-		eventTime: noTime, tags: f.Tags, body: ftsBody(f),
+		eventTime: noTime, tags: snap.Tags, body: ftsBody(f), fact: &snap,
 	}
 	if t := f.EventTime(); !t.IsZero() {
 		e.eventTime = t.UnixMicro()
@@ -84,7 +92,7 @@ func newIndexEntry(pk int64, f *memory.Fact) indexEntry {
 }
 
 func newBankIndex() *bankIndex {
-	return &bankIndex{pos: map[int64]int{}, termID: map[string]int32{}, version: -1}
+	return &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1}
 }
 
 // add indexes one fact.
@@ -125,6 +133,7 @@ func (x *bankIndex) add(e indexEntry) {
 	}
 	x.totalLen += int64(e.length)
 	x.pos[e.pk] = int(slot)
+	x.byID[e.id] = int(slot)
 	x.meta = append(x.meta, e)
 	x.live++
 	if e.pk > x.maxPK {
@@ -143,8 +152,9 @@ func (x *bankIndex) remove(pk int64) {
 		x.df[t]--
 	}
 	x.totalLen -= int64(e.length)
-	e.dead, e.vec, e.terms = true, nil, nil
+	e.dead, e.vec, e.terms, e.fact = true, nil, nil, nil
 	delete(x.pos, pk)
+	delete(x.byID, e.id)
 	x.live--
 }
 
@@ -165,6 +175,7 @@ func (x *bankIndex) compact() {
 		}
 		oldSlot[i] = int32(len(x.meta))
 		x.pos[old[i].pk] = len(x.meta)
+		x.byID[old[i].id] = len(x.meta)
 		x.meta = append(x.meta, old[i])
 	}
 	for t, ps := range x.postings {
@@ -290,35 +301,22 @@ func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
 			}
 		}
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT pk, id, speaker, text, kind, status, sensitivity, event_time, tags, embedding FROM facts
-		WHERE bank_id = ? AND pk > ? ORDER BY pk`, bank, x.maxPK)
+	rows, err := tx.QueryContext(ctx, `SELECT pk, embedding, `+factColumns+` FROM facts WHERE bank_id = ? AND pk > ? ORDER BY pk`, bank, x.maxPK)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var e indexEntry
-		var speaker, text, kind, status, sens, tags string
-		var et sql.NullInt64
+		var pk int64
 		var blob []byte
-		if err := rows.Scan(&e.pk, &e.id, &speaker, &text, &kind, &status, &sens, &et, &tags, &blob); err != nil {
+		f, err := scanFact(bank, rows, &pk, &blob)
+		if err != nil {
 			return err
 		}
-		e.kind, e.status, e.sensitive = memory.FactKind(kind), memory.Status(status), sens == string(memory.SensitivitySensitive)
-		e.body = ftsBody(&memory.Fact{Speaker: speaker, Text: text})
-		e.eventTime = noTime
-		if et.Valid {
-			e.eventTime = et.Int64
-		}
-		if tags != "[]" {
-			if err := unmarshalJSON(tags, &e.tags); err != nil {
-				return err
-			}
-		}
 		if len(blob) > 0 {
-			e.vec = decodeVector(make([]float32, 0, len(blob)/4), blob)
+			f.Embedding = decodeVector(make([]float32, 0, len(blob)/4), blob)
 		}
-		x.add(e)
+		x.add(newIndexEntry(pk, f))
 	}
 	if err := rows.Err(); err != nil {
 		return err

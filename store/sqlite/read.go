@@ -2,9 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"crypto/sha256"
-	"encoding/hex"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,21 +15,46 @@ import (
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
-// idList passes a list of ids as one JSON parameter (used with json_each),
-// so no query ever grows with the number of ids.
+// idList passes a list as one JSON parameter, for json_each.
 func idList(ids []string) string { return stringsJSON(ids) }
+
+// maxInList bounds the bound parameters of one IN list; longer lists go
+// as one JSON parameter through json_each.
+const maxInList = 500
+
+// in returns an IN list for values — "(?,?,…)" — and the query's
+// arguments: lead, then the values. Parameters are bound, never spliced.
+func in(values []string, lead ...any) (string, []any) {
+	if len(values) > maxInList {
+		return "(SELECT value FROM json_each(?))", append(lead, idList(values))
+	}
+	args := make([]any, 0, len(lead)+len(values))
+	args = append(args, lead...)
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, v := range values {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('?')
+		args = append(args, v)
+	}
+	b.WriteByte(')')
+	return b.String(), args
+}
 
 const factColumns = `id, seq, document_id, chunk_id, source_ref, text, kind, category, confidence, importance, sensitivity,
 	speaker, evidence, tags, occurred_start, occurred_end, mentioned_at, valid_from, valid_to, created_at, expired_at,
 	access_count, last_accessed, reinforcement_count, decay_score, status, superseded_by, consolidated_at, expires_at`
 
-func scanFact(bank string, r interface{ Scan(...any) error }) (*memory.Fact, error) {
+// scanFact scans factColumns, after the extra destinations given.
+func scanFact(bank string, r interface{ Scan(...any) error }, extra ...any) (*memory.Fact, error) {
 	f := &memory.Fact{BankID: bank}
 	var kind, category, sens, tags, status string
 	var occS, occE, ment, vf, vt, created, exp, lastAcc, cons, expires sql.NullInt64
-	if err := r.Scan(&f.ID, &f.Seq, &f.DocumentID, &f.ChunkID, &f.SourceRef, &f.Text, &kind, &category, &f.Confidence, &f.Importance, &sens,
+	if err := r.Scan(append(extra, &f.ID, &f.Seq, &f.DocumentID, &f.ChunkID, &f.SourceRef, &f.Text, &kind, &category, &f.Confidence, &f.Importance, &sens,
 		&f.Speaker, &f.Evidence, &tags, &occS, &occE, &ment, &vf, &vt, &created, &exp,
-		&f.AccessCount, &lastAcc, &f.ReinforcementCount, &f.DecayScore, &status, &f.SupersededBy, &cons, &expires); err != nil {
+		&f.AccessCount, &lastAcc, &f.ReinforcementCount, &f.DecayScore, &status, &f.SupersededBy, &cons, &expires)...); err != nil {
 		return nil, err
 	}
 	f.Kind, f.Category, f.Sensitivity, f.Status = memory.FactKind(kind), memory.Category(category), memory.Sensitivity(sens), memory.Status(status)
@@ -42,36 +69,88 @@ func scanFact(bank string, r interface{ Scan(...any) error }) (*memory.Fact, err
 	return f, nil
 }
 
-// Facts implements memory.Store.
+// Facts implements memory.Store. A fact's text, provenance and event
+// times never change once written, so they come from the bank's index;
+// only the columns that do change (lifecycle and validity) are read from
+// the file.
 func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	x, err := s.index(ctx, bankID)
+	if err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+factColumns+` FROM facts WHERE bank_id = ? AND id IN (SELECT value FROM json_each(?))`, bankID, idList(ids))
+	byPK := make(map[int64]*memory.Fact, len(ids))
+	out := make([]*memory.Fact, 0, len(ids))
+	pks := make([]int64, 0, len(ids))
+	x.mu.RLock()
+	for _, id := range ids {
+		slot, ok := x.byID[id]
+		if !ok {
+			continue
+		}
+		e := &x.meta[slot]
+		if byPK[e.pk] != nil {
+			continue // a repeated id is returned once
+		}
+		f := *e.fact
+		f.Tags = slices.Clone(f.Tags)
+		byPK[e.pk] = &f
+		pks = append(pks, e.pk)
+		out = append(out, &f)
+	}
+	x.mu.RUnlock()
+	if len(pks) == 0 {
+		return out, nil
+	}
+	// The pks are integers the store made, so they are written into the
+	// statement: a literal IN list is the cheapest lookup SQLite has.
+	var in strings.Builder
+	for i, pk := range pks {
+		if i > 0 {
+			in.WriteByte(',')
+		}
+		in.WriteString(strconv.FormatInt(pk, 10))
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT pk, access_count, last_accessed, reinforcement_count, decay_score, importance,
+		status, superseded_by, valid_to, expired_at, consolidated_at, expires_at
+		FROM facts WHERE pk IN (`+in.String()+`)`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	byID := make(map[string]*memory.Fact, len(ids))
+	found := make(map[int64]bool, len(pks))
 	for rows.Next() {
-		f, err := scanFact(bankID, rows)
-		if err != nil {
+		var pk int64
+		var lastAcc, validTo, expired, cons, expires sql.NullInt64
+		var status string
+		var l memory.Fact
+		if err := rows.Scan(&pk, &l.AccessCount, &lastAcc, &l.ReinforcementCount, &l.DecayScore, &l.Importance,
+			&status, &l.SupersededBy, &validTo, &expired, &cons, &expires); err != nil {
 			return nil, err
 		}
-		byID[f.ID] = f
+		f := byPK[pk]
+		if f == nil {
+			continue
+		}
+		found[pk] = true
+		f.AccessCount, f.LastAccessed, f.ReinforcementCount, f.DecayScore, f.Importance = l.AccessCount, fromNullMicro(lastAcc), l.ReinforcementCount, l.DecayScore, l.Importance
+		f.Status, f.SupersededBy, f.ValidTo, f.ExpiredAt = memory.Status(status), l.SupersededBy, fromNullMicro(validTo), fromNullMicro(expired)
+		f.ConsolidatedAt, f.ExpiresAt = fromNullMicro(cons), fromNullMicro(expires)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]*memory.Fact, 0, len(byID))
-	for _, id := range ids {
-		if f, ok := byID[id]; ok {
-			out = append(out, f)
-			delete(byID, id) // a repeated id is returned once
+	if len(found) < len(out) {
+		// Deleted by another process since the index last looked: leave out.
+		kept := out[:0]
+		for i, f := range out {
+			if found[pks[i]] {
+				kept = append(kept, f)
+			}
 		}
+		out = kept
 	}
 	return out, nil
 }
@@ -242,15 +321,16 @@ func (s *Store) Links(ctx context.Context, bankID string, factIDs []string, kind
 	if len(factIDs) == 0 {
 		return nil, nil
 	}
-	q := `SELECT from_id, to_id, kind, entity_id, weight FROM links WHERE bank_id = ? AND from_id IN (SELECT value FROM json_each(?))`
-	args := []any{bankID, idList(factIDs)}
+	inIDs, args := in(factIDs, bankID)
+	q := `SELECT from_id, to_id, kind, entity_id, weight FROM links WHERE bank_id = ? AND from_id IN ` + inIDs
 	if len(kinds) > 0 {
 		ks := make([]string, len(kinds))
 		for i, k := range kinds {
 			ks[i] = string(k)
 		}
-		q += ` AND kind IN (SELECT value FROM json_each(?))`
-		args = append(args, idList(ks))
+		inKinds, kargs := in(ks)
+		q += ` AND kind IN ` + inKinds
+		args = append(args, kargs...)
 	}
 	rows, err := s.rdb.QueryContext(ctx, q+` ORDER BY from_id, kind, to_id`, args...)
 	if err != nil {
@@ -278,7 +358,8 @@ func (s *Store) EntitiesByName(ctx context.Context, bankID string, names []strin
 	if len(names) == 0 {
 		return nil, nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT DISTINCT entity_id FROM entity_aliases WHERE bank_id = ? AND norm IN (SELECT value FROM json_each(?)) ORDER BY entity_id`, bankID, idList(names))
+	inNames, args := in(names, bankID)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT DISTINCT entity_id FROM entity_aliases WHERE bank_id = ? AND norm IN `+inNames+` ORDER BY entity_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -297,8 +378,9 @@ func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*m
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	inIDs, args := in(ids, bankID)
 	rows, err := s.rdb.QueryContext(ctx, `SELECT id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted
-		FROM entities WHERE bank_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`, bankID, idList(ids))
+		FROM entities WHERE bank_id = ? AND id IN `+inIDs+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +402,7 @@ func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*m
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	arows, err := s.rdb.QueryContext(ctx, `SELECT entity_id, alias FROM entity_aliases WHERE bank_id = ? AND entity_id IN (SELECT value FROM json_each(?)) ORDER BY entity_id, alias`, bankID, idList(ids))
+	arows, err := s.rdb.QueryContext(ctx, `SELECT entity_id, alias FROM entity_aliases WHERE bank_id = ? AND entity_id IN `+inIDs+` ORDER BY entity_id, alias`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +427,8 @@ func (s *Store) EntityRefs(ctx context.Context, bankID string, factIDs []string)
 	if len(factIDs) == 0 {
 		return nil, nil
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT fact_id, entity_id FROM entity_refs WHERE bank_id = ? AND fact_id IN (SELECT value FROM json_each(?)) ORDER BY fact_id, entity_id`, bankID, idList(factIDs))
+	inIDs, args := in(factIDs, bankID)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT fact_id, entity_id FROM entity_refs WHERE bank_id = ? AND fact_id IN `+inIDs+` ORDER BY fact_id, entity_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -370,11 +453,12 @@ func (s *Store) FactsByEntities(ctx context.Context, bankID string, entityIDs []
 	if limit <= 0 || len(entityIDs) == 0 {
 		return out, nil
 	}
+	inIDs, args := in(entityIDs, bankID)
 	rows, err := s.rdb.QueryContext(ctx, `SELECT entity_id, id FROM (
 		SELECT r.entity_id, f.id, ROW_NUMBER() OVER (PARTITION BY r.entity_id ORDER BY f.seq DESC) AS n
 		FROM entity_refs r JOIN facts f ON f.bank_id = r.bank_id AND f.id = r.fact_id
-		WHERE r.bank_id = ? AND r.entity_id IN (SELECT value FROM json_each(?)) AND f.status = 'active')
-		WHERE n <= ? ORDER BY entity_id, n`, bankID, idList(entityIDs), limit)
+		WHERE r.bank_id = ? AND r.entity_id IN `+inIDs+` AND f.status = 'active')
+		WHERE n <= ? ORDER BY entity_id, n`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}
@@ -408,8 +492,9 @@ func (s *Store) RecordAccess(ctx context.Context, bankID string, factIDs []strin
 		if err := requireBank(ctx, tx, bankID); err != nil {
 			return err
 		}
+		inIDs, args := in(factIDs, at.UnixMicro(), bankID)
 		_, err := tx.ExecContext(ctx, `UPDATE facts SET access_count = access_count + 1, last_accessed = ?
-			WHERE bank_id = ? AND id IN (SELECT value FROM json_each(?))`, at.UnixMicro(), bankID, idList(factIDs))
+			WHERE bank_id = ? AND id IN `+inIDs, args...)
 		return err
 	})
 }
