@@ -453,12 +453,20 @@ func (s *Store) FactsByEntities(ctx context.Context, bankID string, entityIDs []
 	if limit <= 0 || len(entityIDs) == 0 {
 		return out, nil
 	}
-	inIDs, args := in(entityIDs, bankID)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT entity_id, id FROM (
-		SELECT r.entity_id, f.id, ROW_NUMBER() OVER (PARTITION BY r.entity_id ORDER BY f.seq DESC) AS n
-		FROM entity_refs r JOIN facts f ON f.bank_id = r.bank_id AND f.id = r.fact_id
-		WHERE r.bank_id = ? AND r.entity_id IN `+inIDs+` AND f.status = 'active')
-		WHERE n <= ? ORDER BY entity_id, n`, append(args, limit)...)
+	// One index walk per entity, newest first, stopping at limit: the cost
+	// follows limit, not how often an entity was ever mentioned.
+	ids := slices.Compact(slices.Sorted(slices.Values(entityIDs)))
+	var q strings.Builder
+	args := make([]any, 0, 3*len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		q.WriteString(`SELECT * FROM (SELECT r.entity_id, f.id FROM entity_refs r JOIN facts f ON f.bank_id = r.bank_id AND f.id = r.fact_id
+			WHERE r.bank_id = ? AND r.entity_id = ? AND f.status = 'active' ORDER BY r.seq DESC LIMIT ?)`)
+		args = append(args, bankID, id, limit)
+	}
+	rows, err := s.rdb.QueryContext(ctx, q.String(), args...)
 	if err != nil {
 		return nil, err
 	}

@@ -255,62 +255,82 @@ func (s *Store) writeChunks(ctx context.Context, tx *sql.Tx, bank string, chunks
 // writeGraph upserts entities, refs, co-occurrences, links and relations.
 func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 	bank := w.BankID
-	for _, u := range w.Entities {
-		e := u.Entity
-		if e.ID == "" || e.Name == "" {
-			return memory.Errorf(memory.EINVALID, "entity without id or name")
-		}
-		if e.Type == "" {
-			e.Type = memory.EntityThing
-		}
-		tier := e.Tier
-		if tier == "" {
-			tier = memory.TierEpisodic
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entities (bank_id, id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted)
+	if len(w.Entities) > 0 {
+		ent, err := tx.PrepareContext(ctx, `INSERT INTO entities (bank_id, id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
 			ON CONFLICT (bank_id, id) DO UPDATE SET
 				mention_count = mention_count + excluded.mention_count,
 				episode_count = episode_count + excluded.episode_count,
 				first_seen = CASE WHEN first_seen IS NULL OR excluded.first_seen < first_seen THEN excluded.first_seen ELSE first_seen END,
 				last_seen = CASE WHEN last_seen IS NULL OR excluded.last_seen > last_seen THEN excluded.last_seen ELSE last_seen END,
-				contradicted = MAX(contradicted, excluded.contradicted)`,
-			bank, e.ID, e.Name, string(e.Type), toMicro(e.FirstSeen), toMicro(e.LastSeen), u.Mentions, u.Episodes, string(tier), e.Contradicted); err != nil {
-			return fmt.Errorf("upsert entity %s: %w", e.ID, err)
+				contradicted = MAX(contradicted, excluded.contradicted)`)
+		if err != nil {
+			return err
 		}
-		for _, a := range append([]string{e.Name}, e.Aliases...) {
-			norm := memory.NormalizeName(a)
-			if norm == "" {
-				continue
+		defer ent.Close()
+		alias, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO entity_aliases (bank_id, norm, entity_id, alias) VALUES (?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer alias.Close()
+		for _, u := range w.Entities {
+			e := u.Entity
+			if e.ID == "" || e.Name == "" {
+				return memory.Errorf(memory.EINVALID, "entity without id or name")
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO entity_aliases (bank_id, norm, entity_id, alias) VALUES (?, ?, ?, ?)`, bank, norm, e.ID, a); err != nil {
-				return fmt.Errorf("entity alias %s: %w", e.ID, err)
+			if e.Type == "" {
+				e.Type = memory.EntityThing
+			}
+			tier := e.Tier
+			if tier == "" {
+				tier = memory.TierEpisodic
+			}
+			if _, err := ent.ExecContext(ctx, bank, e.ID, e.Name, string(e.Type), toMicro(e.FirstSeen), toMicro(e.LastSeen), u.Mentions, u.Episodes, string(tier), e.Contradicted); err != nil {
+				return fmt.Errorf("upsert entity %s: %w", e.ID, err)
+			}
+			for _, a := range append([]string{e.Name}, e.Aliases...) {
+				norm := memory.NormalizeName(a)
+				if norm == "" {
+					continue
+				}
+				if _, err := alias.ExecContext(ctx, bank, norm, e.ID, a); err != nil {
+					return fmt.Errorf("entity alias %s: %w", e.ID, err)
+				}
 			}
 		}
 	}
 	if len(w.Refs) > 0 {
-		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO entity_refs (bank_id, fact_id, entity_id) VALUES (?, ?, ?)`)
+		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO entity_refs (bank_id, fact_id, entity_id, seq)
+			SELECT ?, ?, ?, seq FROM facts WHERE bank_id = ?1 AND id = ?2`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
 		for _, r := range w.Refs {
-			if _, err := st.ExecContext(ctx, bank, r.FactID, r.EntityID); err != nil {
-				if isConstraint(err) {
-					return memory.Errorf(memory.EINVALID, "entity ref to unknown fact %s", r.FactID)
-				}
+			res, err := st.ExecContext(ctx, bank, r.FactID, r.EntityID)
+			if err != nil {
 				return fmt.Errorf("entity ref: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 && !refExists(ctx, tx, bank, r) {
+				return memory.Errorf(memory.EINVALID, "entity ref to unknown fact %s", r.FactID)
 			}
 		}
 	}
-	for _, c := range w.Cooccurrences {
-		a, b := c.EntityA, c.EntityB
-		if b < a {
-			a, b = b, a
+	if len(w.Cooccurrences) > 0 {
+		co, err := tx.PrepareContext(ctx, `INSERT INTO cooccurrences (bank_id, entity_a, entity_b, count) VALUES (?, ?, ?, ?)
+			ON CONFLICT (bank_id, entity_a, entity_b) DO UPDATE SET count = count + excluded.count`)
+		if err != nil {
+			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO cooccurrences (bank_id, entity_a, entity_b, count) VALUES (?, ?, ?, ?)
-			ON CONFLICT (bank_id, entity_a, entity_b) DO UPDATE SET count = count + excluded.count`, bank, a, b, c.Count); err != nil {
-			return fmt.Errorf("co-occurrence: %w", err)
+		defer co.Close()
+		for _, c := range w.Cooccurrences {
+			a, b := c.EntityA, c.EntityB
+			if b < a {
+				a, b = b, a
+			}
+			if _, err := co.ExecContext(ctx, bank, a, b, c.Count); err != nil {
+				return fmt.Errorf("co-occurrence: %w", err)
+			}
 		}
 	}
 	if len(w.Links) > 0 {
@@ -370,4 +390,11 @@ func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteB
 		change.status[rowid] = memory.StatusSuperseded
 	}
 	return nil
+}
+
+// refExists reports whether an entity ref is already stored (a repeated
+// ref in a batch is fine; a ref to an unknown fact is not).
+func refExists(ctx context.Context, tx *sql.Tx, bank string, r memory.EntityRef) bool {
+	var one int
+	return tx.QueryRowContext(ctx, `SELECT 1 FROM entity_refs WHERE bank_id = ? AND fact_id = ? AND entity_id = ?`, bank, r.FactID, r.EntityID).Scan(&one) == nil
 }

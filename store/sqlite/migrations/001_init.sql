@@ -120,14 +120,17 @@ CREATE TABLE entity_aliases (
 );
 CREATE INDEX entity_aliases_entity ON entity_aliases(bank_id, entity_id);
 
+-- seq is the fact's ingestion order, so "an entity's newest facts" is one
+-- index walk.
 CREATE TABLE entity_refs (
     bank_id   TEXT NOT NULL,
     fact_id   TEXT NOT NULL,
     entity_id TEXT NOT NULL,
+    seq       INTEGER NOT NULL,
     PRIMARY KEY (bank_id, fact_id, entity_id),
     FOREIGN KEY (bank_id, fact_id) REFERENCES facts(bank_id, id) ON DELETE CASCADE
 );
-CREATE INDEX entity_refs_entity ON entity_refs(bank_id, entity_id);
+CREATE INDEX entity_refs_entity ON entity_refs(bank_id, entity_id, seq);
 
 CREATE TABLE cooccurrences (
     bank_id  TEXT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
