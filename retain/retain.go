@@ -239,29 +239,16 @@ func EmbedText(f *memory.Fact) string {
 // graph fills the batch's entities, refs, co-occurrences and links.
 //
 // Links: each fact is tied to its neighbours in the document (temporal,
-// both directions), and to the previous fact that mentions the same entity
-// — in this document, or for an entity's first mention here, the latest
-// fact of the bank that mentions it (entity, both directions). Chaining
-// keeps links linear in mentions. The speaker of a fact is not an entity
-// link: in a chat it would only repeat the temporal chain.
+// both directions) and to the previous fact of the document that mentions
+// the same entity (entity, both directions); chaining keeps links linear
+// in mentions. Across documents, facts meet through their entity refs,
+// which recall expands at query time, so no link is materialised there.
+// The speaker of a fact is not an entity link: in a chat it would only
+// repeat the temporal chain.
 func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact) error {
 	type agg struct {
 		up   memory.EntityUpsert
 		last string // id of the latest fact in this batch mentioning it
-	}
-	// The latest fact of the bank for every entity a fact here mentions
-	// (other than its speaker): where each entity's chain continues.
-	var mentioned []string
-	for i, xf := range xfs {
-		for _, e := range xf.Entities {
-			if memory.NormalizeName(e.Name) != "" && memory.NormalizeName(e.Name) != memory.NormalizeName(b.Facts[i].Speaker) {
-				mentioned = append(mentioned, memory.EntityID(entityType(e.Type), e.Name))
-			}
-		}
-	}
-	latest, err := p.Store.FactsByEntities(ctx, b.BankID, mentioned, 1)
-	if err != nil {
-		return err
 	}
 	ents := map[string]*agg{}
 	var order []string
@@ -298,11 +285,7 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			if memory.NormalizeName(e.Name) == memory.NormalizeName(f.Speaker) {
 				continue
 			}
-			prev := a.last
-			if prev == "" && len(latest[eid]) > 0 {
-				prev = latest[eid][0]
-			}
-			if prev != "" {
+			if prev := a.last; prev != "" {
 				b.Links = append(b.Links,
 					memory.Link{BankID: b.BankID, FromID: f.ID, ToID: prev, Kind: memory.LinkEntity, Weight: 1, EntityID: eid},
 					memory.Link{BankID: b.BankID, FromID: prev, ToID: f.ID, Kind: memory.LinkEntity, Weight: 1, EntityID: eid})

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
@@ -268,11 +269,7 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 			return err
 		}
 		defer ent.Close()
-		alias, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO entity_aliases (bank_id, norm, entity_id, alias) VALUES (?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer alias.Close()
+		var aliases [][]any
 		for _, u := range w.Entities {
 			e := u.Entity
 			if e.ID == "" || e.Name == "" {
@@ -293,60 +290,72 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 				if norm == "" {
 					continue
 				}
-				if _, err := alias.ExecContext(ctx, bank, norm, e.ID, a); err != nil {
-					return fmt.Errorf("entity alias %s: %w", e.ID, err)
-				}
+				aliases = append(aliases, []any{bank, norm, e.ID, a})
 			}
+		}
+		if err := bulkInsert(ctx, tx, `INSERT OR IGNORE INTO entity_aliases (bank_id, norm, entity_id, alias)`, ``, aliases); err != nil {
+			return fmt.Errorf("entity aliases: %w", err)
 		}
 	}
 	if len(w.Refs) > 0 {
-		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO entity_refs (bank_id, fact_id, entity_id, seq)
-			SELECT ?, ?, ?, seq FROM facts WHERE bank_id = ?1 AND id = ?2`)
-		if err != nil {
-			return err
+		seqs := make(map[string]int64, len(w.Facts))
+		for _, f := range w.Facts {
+			seqs[f.ID] = f.Seq
 		}
-		defer st.Close()
+		rows := make([][]any, 0, len(w.Refs))
 		for _, r := range w.Refs {
-			res, err := st.ExecContext(ctx, bank, r.FactID, r.EntityID)
-			if err != nil {
-				return fmt.Errorf("entity ref: %w", err)
+			seq, ok := seqs[r.FactID]
+			if !ok {
+				// A ref to a fact of an earlier batch.
+				err := tx.QueryRowContext(ctx, `SELECT seq FROM facts WHERE bank_id = ? AND id = ?`, bank, r.FactID).Scan(&seq)
+				if errors.Is(err, sql.ErrNoRows) {
+					return memory.Errorf(memory.EINVALID, "entity ref to unknown fact %s", r.FactID)
+				}
+				if err != nil {
+					return err
+				}
+				seqs[r.FactID] = seq
 			}
-			if n, _ := res.RowsAffected(); n == 0 && !refExists(ctx, tx, bank, r) {
-				return memory.Errorf(memory.EINVALID, "entity ref to unknown fact %s", r.FactID)
-			}
+			rows = append(rows, []any{bank, r.FactID, r.EntityID, seq})
+		}
+		if err := bulkInsert(ctx, tx, `INSERT OR IGNORE INTO entity_refs (bank_id, fact_id, entity_id, seq)`, ``, rows); err != nil {
+			return fmt.Errorf("entity refs: %w", err)
 		}
 	}
 	if len(w.Cooccurrences) > 0 {
-		co, err := tx.PrepareContext(ctx, `INSERT INTO cooccurrences (bank_id, entity_a, entity_b, count) VALUES (?, ?, ?, ?)
-			ON CONFLICT (bank_id, entity_a, entity_b) DO UPDATE SET count = count + excluded.count`)
-		if err != nil {
-			return err
-		}
-		defer co.Close()
+		type pair struct{ a, b string }
+		counts := map[pair]int{}
+		var order []pair
 		for _, c := range w.Cooccurrences {
-			a, b := c.EntityA, c.EntityB
-			if b < a {
-				a, b = b, a
+			p := pair{c.EntityA, c.EntityB}
+			if p.b < p.a {
+				p.a, p.b = p.b, p.a
 			}
-			if _, err := co.ExecContext(ctx, bank, a, b, c.Count); err != nil {
-				return fmt.Errorf("co-occurrence: %w", err)
+			if _, ok := counts[p]; !ok {
+				order = append(order, p)
 			}
+			counts[p] += c.Count
+		}
+		rows := make([][]any, len(order))
+		for i, p := range order {
+			rows[i] = []any{bank, p.a, p.b, counts[p]}
+		}
+		if err := bulkInsert(ctx, tx, `INSERT INTO cooccurrences (bank_id, entity_a, entity_b, count)`,
+			` ON CONFLICT (bank_id, entity_a, entity_b) DO UPDATE SET count = count + excluded.count`, rows); err != nil {
+			return fmt.Errorf("co-occurrences: %w", err)
 		}
 	}
 	if len(w.Links) > 0 {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO links (bank_id, from_id, to_id, kind, entity_id, weight) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (bank_id, from_id, kind, to_id, entity_id) DO UPDATE SET weight = excluded.weight`)
-		if err != nil {
-			return err
+		rows := make([][]any, len(w.Links))
+		for i, l := range w.Links {
+			rows[i] = []any{bank, l.FromID, l.ToID, string(l.Kind), l.EntityID, l.Weight}
 		}
-		defer st.Close()
-		for _, l := range w.Links {
-			if _, err := st.ExecContext(ctx, bank, l.FromID, l.ToID, string(l.Kind), l.EntityID, l.Weight); err != nil {
-				if isConstraint(err) {
-					return memory.Errorf(memory.EINVALID, "link from unknown fact %s", l.FromID)
-				}
-				return fmt.Errorf("link: %w", err)
+		if err := bulkInsert(ctx, tx, `INSERT INTO links (bank_id, from_id, to_id, kind, entity_id, weight)`,
+			` ON CONFLICT (bank_id, from_id, kind, to_id, entity_id) DO UPDATE SET weight = excluded.weight`, rows); err != nil {
+			if isConstraint(err) {
+				return memory.Errorf(memory.EINVALID, "a link starts at an unknown fact")
 			}
+			return fmt.Errorf("links: %w", err)
 		}
 	}
 	for _, r := range w.Relations {
@@ -392,9 +401,39 @@ func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteB
 	return nil
 }
 
-// refExists reports whether an entity ref is already stored (a repeated
-// ref in a batch is fine; a ref to an unknown fact is not).
-func refExists(ctx context.Context, tx *sql.Tx, bank string, r memory.EntityRef) bool {
-	var one int
-	return tx.QueryRowContext(ctx, `SELECT 1 FROM entity_refs WHERE bank_id = ? AND fact_id = ? AND entity_id = ?`, bank, r.FactID, r.EntityID).Scan(&one) == nil
+// bulkRows bounds the rows of one multi-row INSERT (and so its bound
+// parameters, well under SQLite's limit).
+const bulkRows = 256
+
+// bulkInsert runs head + " VALUES (…), (…), …" + tail over rows, in
+// statements of at most bulkRows rows: one statement per many rows is far
+// cheaper than one per row. Every row has the same width.
+func bulkInsert(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any) error {
+	for len(rows) > 0 {
+		n := min(len(rows), bulkRows)
+		var b strings.Builder
+		b.WriteString(head)
+		b.WriteString(" VALUES ")
+		args := make([]any, 0, n*len(rows[0]))
+		for i, r := range rows[:n] {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('(')
+			for j := range r {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteByte('?')
+			}
+			b.WriteByte(')')
+			args = append(args, r...)
+		}
+		b.WriteString(tail)
+		if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
 }
