@@ -2,13 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"slices"
-	"strconv"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
