@@ -39,6 +39,10 @@ type bankIndex struct {
 	byID    map[string]int
 	live    int
 
+	// vecs holds slot i's vector at vecs[i/vecBlock][(i%vecBlock)*dim:]:
+	// contiguous blocks for the scan, without the copy of a growing slice.
+	vecs [][]float32
+
 	termID   map[string]int32
 	postings [][]posting // by term id
 	df       []int32     // live documents per term id
@@ -56,7 +60,8 @@ type posting struct {
 type indexEntry struct {
 	pk        int64
 	id        string
-	vec       []float32 // nil when the fact has no embedding
+	vec       []float32 // only while being added
+	hasVec    bool
 	terms     []int32   // distinct term ids, for removal
 	length    int32     // words after stopword removal
 	dead      bool
@@ -70,6 +75,29 @@ type indexEntry struct {
 	// without its embedding; Store.Facts overlays the lifecycle columns,
 	// which it reads from the file.
 	fact *memory.Fact
+}
+
+// vecBlock is the number of vectors per block of bankIndex.vecs.
+const vecBlock = 4096
+
+// vector returns slot i's vector.
+func (x *bankIndex) vector(i int) []float32 {
+	b := x.vecs[i/vecBlock]
+	o := (i % vecBlock) * x.dim
+	return b[o : o+x.dim : o+x.dim]
+}
+
+// appendVector stores slot i's vector (zeros when v is nil).
+func (x *bankIndex) appendVector(i int, v []float32) {
+	if i%vecBlock == 0 {
+		x.vecs = append(x.vecs, make([]float32, 0, vecBlock*x.dim))
+	}
+	b := &x.vecs[i/vecBlock]
+	if v == nil {
+		*b = append(*b, make([]float32, x.dim)...)
+	} else {
+		*b = append(*b, v...)
+	}
 }
 
 // noTime marks an entry whose event time is unknown: no time range
@@ -100,15 +128,23 @@ func (x *bankIndex) add(e indexEntry) {
 	if _, ok := x.pos[e.pk]; ok {
 		return
 	}
-	if len(e.vec) > 0 {
-		if x.dim == 0 {
-			x.dim = len(e.vec)
-		}
-		if len(e.vec) != x.dim {
-			e.vec = nil // refused at write time; never mixes dimensions
+	slot := int32(len(x.meta))
+	if len(e.vec) > 0 && x.dim == 0 {
+		// The first vector fixes the dimension; earlier slots get zeros.
+		x.dim = len(e.vec)
+		for i := range x.meta {
+			x.appendVector(i, nil)
 		}
 	}
-	slot := int32(len(x.meta))
+	if len(e.vec) > 0 && len(e.vec) == x.dim {
+		e.hasVec = true // a mismatch was refused at write time
+	} else {
+		e.vec = nil
+	}
+	if x.dim > 0 {
+		x.appendVector(int(slot), e.vec)
+	}
+	e.vec = nil
 	words := lex.Terms(e.body)
 	e.body = ""
 	e.length = int32(len(words))
@@ -152,7 +188,7 @@ func (x *bankIndex) remove(pk int64) {
 		x.df[t]--
 	}
 	x.totalLen -= int64(e.length)
-	e.dead, e.vec, e.terms, e.fact = true, nil, nil, nil
+	e.dead, e.hasVec, e.terms, e.fact = true, false, nil, nil
 	delete(x.pos, pk)
 	delete(x.byID, e.id)
 	x.live--
@@ -165,18 +201,23 @@ func (x *bankIndex) compact() {
 	if dead < 64 || dead*4 < len(x.meta) {
 		return
 	}
-	old := x.meta
+	old, oldVecs := x.meta, x.vecs
 	oldSlot := make([]int32, len(old)) // old slot → new slot, -1 if dead
-	x.meta = make([]indexEntry, 0, x.live)
+	x.meta, x.vecs = make([]indexEntry, 0, x.live), nil
 	for i := range old {
 		if old[i].dead {
 			oldSlot[i] = -1
 			continue
 		}
-		oldSlot[i] = int32(len(x.meta))
-		x.pos[old[i].pk] = len(x.meta)
-		x.byID[old[i].id] = len(x.meta)
+		n := len(x.meta)
+		oldSlot[i] = int32(n)
+		x.pos[old[i].pk] = n
+		x.byID[old[i].id] = n
 		x.meta = append(x.meta, old[i])
+		if x.dim > 0 {
+			o := (i % vecBlock) * x.dim
+			x.appendVector(n, oldVecs[i/vecBlock][o:o+x.dim])
+		}
 	}
 	for t, ps := range x.postings {
 		kept := ps[:0]
@@ -347,10 +388,10 @@ func (s *Store) SearchVector(ctx context.Context, bankID string, vec []float32, 
 	h := make(hitHeap, 0, k+1)
 	for i := range x.meta {
 		e := &x.meta[i]
-		if e.vec == nil || !m.match(e) {
+		if !e.hasVec || !m.match(e) {
 			continue
 		}
-		h.offer(k, scored{i, float64(vek32.Dot(vec, e.vec))})
+		h.offer(k, scored{i, float64(vek32.Dot(vec, x.vector(i)))})
 	}
 	return h.hits(x), nil
 }
@@ -420,6 +461,9 @@ type matcher struct {
 	statuses []memory.Status
 	timed    bool // a time range is set
 	from, to int64
+	// simple: the zero filter (active, not sensitive), checked without
+	// looking at slices.
+	simple bool
 }
 
 func newMatcher(f memory.Filter) matcher {
@@ -433,12 +477,16 @@ func newMatcher(f memory.Filter) matcher {
 	if !f.To.IsZero() {
 		m.to, m.timed = f.To.UnixMicro(), true
 	}
+	m.simple = len(f.Statuses) == 0 && len(f.Kinds) == 0 && len(f.Tags) == 0 && !m.timed && !f.Sensitive
 	return m
 }
 
 func (m *matcher) match(e *indexEntry) bool {
 	if e.dead {
 		return false
+	}
+	if m.simple {
+		return e.status == memory.StatusActive && !e.sensitive
 	}
 	if m.timed && (e.eventTime == noTime || e.eventTime < m.from || e.eventTime >= m.to) {
 		return false

@@ -1,0 +1,122 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// benchWords is the vocabulary of the benchmark facts: a Zipf-like draw
+// over it gives realistic posting-list lengths.
+var benchWords = func() []string {
+	w := make([]string, 2000)
+	for i := range w {
+		w[i] = fmt.Sprintf("w%dx", i)
+	}
+	return w
+}()
+
+// fillBench writes n facts of 12 words and a dim-384 unit vector each, in
+// documents of 20 facts, with a fixed seed.
+func fillBench(b *testing.B, n int) (*Store, *rand.Rand) {
+	b.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	if err := s.CreateBank(ctx, &memory.Bank{ID: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(len(benchWords)-1))
+	for d := 0; d*20 < n; d++ {
+		w := &memory.WriteBatch{BankID: "bench", Document: &memory.Document{ID: fmt.Sprint("d", d), Source: "bench", ItemID: fmt.Sprint(d), ContentHash: "h"}}
+		for i := 0; i < 20 && d*20+i < n; i++ {
+			text := ""
+			for j := 0; j < 12; j++ {
+				text += benchWords[zipf.Uint64()] + " "
+			}
+			w.Facts = append(w.Facts, &memory.Fact{ID: fmt.Sprintf("f%d_%d", d, i), Text: text, Embedding: unitVector(rng, 384)})
+		}
+		if _, err := s.Write(ctx, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s, rng
+}
+
+func unitVector(rng *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	var norm float64
+	for i := range v {
+		x := rng.NormFloat64()
+		v[i] = float32(x)
+		norm += x * x
+	}
+	for i := range v {
+		v[i] /= float32(sqrt(norm))
+	}
+	return v
+}
+
+func sqrt(x float64) float64 {
+	z := x / 2
+	for i := 0; i < 30; i++ {
+		z = (z + x/z) / 2
+	}
+	return z
+}
+
+func BenchmarkStore_SearchText(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s, rng := fillBench(b, n)
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				terms := []string{benchWords[rng.IntN(50)], benchWords[rng.IntN(500)], benchWords[rng.IntN(2000)]}
+				if _, err := s.SearchText(ctx, "bench", terms, 100, memory.Filter{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkStore_SearchVector(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s, rng := fillBench(b, n)
+			ctx := context.Background()
+			q := unitVector(rng, 384)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.SearchVector(ctx, "bench", q, 100, memory.Filter{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkStore_Write(b *testing.B) {
+	s, rng := fillBench(b, 0)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w := &memory.WriteBatch{BankID: "bench", Document: &memory.Document{ID: fmt.Sprint("w", i), Source: "bench", ItemID: fmt.Sprint("w", i), ContentHash: "h"}}
+		for j := 0; j < 20; j++ {
+			w.Facts = append(w.Facts, &memory.Fact{ID: fmt.Sprintf("w%d_%d", i, j), Text: benchWords[rng.IntN(2000)] + " " + benchWords[rng.IntN(2000)], Embedding: unitVector(rng, 384)})
+		}
+		if _, err := s.Write(ctx, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(20*b.N)/b.Elapsed().Seconds(), "facts/s")
+}
