@@ -62,8 +62,8 @@ type indexEntry struct {
 	id        string
 	vec       []float32 // only while being added
 	hasVec    bool
-	terms     []int32   // distinct term ids, for removal
-	length    int32     // words after stopword removal
+	terms     []int32 // distinct term ids, for removal
+	length    int32   // words after stopword removal
 	dead      bool
 	kind      memory.FactKind
 	status    memory.Status
