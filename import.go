@@ -32,43 +32,65 @@ type ImportError struct {
 	Error string `json:"error"`
 }
 
-// Import retains many items, each in its own transaction: one that fails
-// is reported and the others go on. It stops early only when ctx ends.
+// Import retains many items, each in its own transaction (or savepoint):
+// one that fails is reported and the others go on. Items are prepared in
+// parallel and written in order. It stops early only when ctx ends.
 func (e *Engine) Import(ctx context.Context, reqs []memory.RetainRequest, opts ImportOptions) (*ImportReport, error) {
 	rep := &ImportReport{Items: len(reqs)}
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
 	known := map[string]bool{}
-	for i, req := range reqs {
-		if err := ctx.Err(); err != nil {
+	for i := range reqs {
+		if reqs[i].BankID == "" {
+			reqs[i].BankID = memory.DefaultBank
+		}
+		b := reqs[i].BankID
+		if known[b] {
+			continue
+		}
+		known[b] = true
+		var err error
+		switch {
+		case opts.CreateBanks:
+			if _, err = e.CreateBank(ctx, b); memory.ErrorCode(err) == memory.ECONFLICT {
+				err = nil
+			}
+		case b == memory.DefaultBank:
+			err = e.ensureDefaultBank(ctx)
+		}
+		if err != nil && memory.ErrorCode(err) != memory.EINVALID {
 			return rep, err
 		}
-		if req.BankID == "" {
-			req.BankID = memory.DefaultBank
-		}
-		if opts.CreateBanks && !known[req.BankID] {
-			if _, err := e.CreateBank(ctx, req.BankID); err != nil && memory.ErrorCode(err) != memory.ECONFLICT {
-				return rep, err
+	}
+	var progress func(int)
+	if opts.Progress != nil {
+		progress = func(done int) { opts.Progress(done, len(reqs)) }
+	}
+	results, errs := e.retain.RetainMany(ctx, reqs, progress)
+	if err := ctx.Err(); err != nil {
+		// Count what landed before the end; the rest is the caller's to retry.
+		for i, r := range results {
+			if errs[i] == nil && r != nil && !r.Duplicate {
+				rep.Retained++
+				rep.Facts += r.Facts
 			}
-			known[req.BankID] = true
 		}
-		res, err := e.Retain(ctx, req)
+		return rep, err
+	}
+	for i, err := range errs {
 		switch {
 		case err != nil:
-			if ctx.Err() != nil {
-				return rep, ctx.Err()
-			}
 			msg := memory.ErrorMessage(err)
 			if memory.ErrorCode(err) == memory.EINTERNAL {
 				msg = err.Error()
 			}
-			rep.Failed = append(rep.Failed, ImportError{Bank: req.BankID, Item: req.ItemID, Error: msg})
-		case res.Duplicate:
+			rep.Failed = append(rep.Failed, ImportError{Bank: reqs[i].BankID, Item: reqs[i].ItemID, Error: msg})
+		case results[i].Duplicate:
 			rep.Duplicates++
 		default:
 			rep.Retained++
-			rep.Facts += res.Facts
-		}
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(reqs))
+			rep.Facts += results[i].Facts
 		}
 	}
 	return rep, nil

@@ -160,6 +160,29 @@ func (e *Engine) Retain(ctx context.Context, req memory.RetainRequest) (*memory.
 	return e.retain.Retain(ctx, req)
 }
 
+// RetainMany remembers many items, each with Retain's guarantees, and
+// reports each one's result or error in order (see
+// retain.Pipeline.RetainMany): prepared in parallel, written in order, many
+// per commit. The default bank is created on first use.
+func (e *Engine) RetainMany(ctx context.Context, reqs []memory.RetainRequest) ([]*memory.RetainResult, []error) {
+	for i := range reqs {
+		if reqs[i].BankID == "" {
+			reqs[i].BankID = memory.DefaultBank
+		}
+		if reqs[i].BankID == memory.DefaultBank {
+			if err := e.ensureDefaultBank(ctx); err != nil {
+				errs := make([]error, len(reqs))
+				for j := range errs {
+					errs[j] = err
+				}
+				return make([]*memory.RetainResult, len(reqs)), errs
+			}
+			break
+		}
+	}
+	return e.retain.RetainMany(ctx, reqs, nil)
+}
+
 func (e *Engine) ensureDefaultBank(ctx context.Context) error {
 	_, err := e.store.Bank(ctx, memory.DefaultBank)
 	if memory.ErrorCode(err) == memory.ENOTFOUND {

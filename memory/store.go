@@ -162,3 +162,18 @@ type Stats struct {
 	Relations  int
 	Links      int
 }
+
+// BulkWriter is implemented by stores that can apply many batches with
+// one commit. Each batch stays atomic on its own: a failing batch is
+// rolled back alone and reported in its outcome, and the others land.
+// Callers detect it by type assertion and fall back to Store.Write.
+type BulkWriter interface {
+	WriteMany(ctx context.Context, ws []*WriteBatch) []WriteOutcome
+}
+
+// WriteOutcome is the result of one batch of BulkWriter.WriteMany: a
+// result, or the error that kept the batch out.
+type WriteOutcome struct {
+	Result *WriteResult
+	Err    error
+}

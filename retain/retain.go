@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,8 +58,135 @@ func New(store memory.Store, emb memory.Embedder, ex Extractor) *Pipeline {
 // replaces the old version. Everything of one item is written in one
 // transaction or not at all. Bad input is an EINVALID *memory.Error.
 func (p *Pipeline) Retain(ctx context.Context, req memory.RetainRequest) (*memory.RetainResult, error) {
-	if err := Validate(&req); err != nil {
+	b, dup, err := p.Prepare(ctx, req)
+	if err != nil || dup != nil {
+		return dup, err
+	}
+	res, err := p.Store.Write(ctx, b)
+	if err != nil {
 		return nil, err
+	}
+	return result(b, res), nil
+}
+
+// DefaultWorkers is how many items RetainMany prepares at once.
+var DefaultWorkers = runtime.GOMAXPROCS(0)
+
+// DefaultGroup is how many prepared items RetainMany writes per commit.
+const DefaultGroup = 32
+
+// RetainMany remembers many items, each with the guarantees of Retain, and
+// reports each one's result or error in order. Items are prepared
+// (extracted, embedded) in parallel and written in their order, in groups
+// that share one commit when the store is a memory.BulkWriter. It stops
+// early only when ctx ends; unstarted items then get ctx's error.
+func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, progress func(done int)) ([]*memory.RetainResult, []error) {
+	results := make([]*memory.RetainResult, len(reqs))
+	errs := make([]error, len(reqs))
+	batches := make([]*memory.WriteBatch, len(reqs))
+	ready := make([]chan struct{}, len(reqs))
+	skipped := make([]bool, len(reqs)) // never started: holds no window slot
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	// Prepare in parallel, in order of index, so the writer below rarely
+	// waits; a bounded window keeps memory flat on huge imports.
+	sem := make(chan struct{}, DefaultWorkers+DefaultGroup)
+	go func() {
+		var wg sync.WaitGroup
+		for i := range reqs {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				for ; i < len(reqs); i++ {
+					errs[i], skipped[i] = ctx.Err(), true
+					close(ready[i])
+				}
+				wg.Wait()
+				return
+			}
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				batches[i], results[i], errs[i] = p.Prepare(ctx, reqs[i])
+				close(ready[i])
+			}(i)
+		}
+		wg.Wait()
+	}()
+	bulk, _ := p.Store.(memory.BulkWriter)
+	done := 0
+	for start := 0; start < len(reqs); start += DefaultGroup {
+		end := min(start+DefaultGroup, len(reqs))
+		if err := ctx.Err(); err != nil {
+			for i := start; i < len(reqs); i++ {
+				<-ready[i]
+				if !skipped[i] {
+					<-sem
+				}
+				results[i], errs[i] = nil, err
+			}
+			break
+		}
+		var group []*memory.WriteBatch
+		var idx []int
+		for i := start; i < end; i++ {
+			<-ready[i]
+			if !skipped[i] {
+				<-sem
+			}
+			if errs[i] == nil && results[i] == nil {
+				group = append(group, batches[i])
+				idx = append(idx, i)
+			}
+		}
+		switch {
+		case len(group) == 0:
+		case bulk != nil:
+			for k, o := range bulk.WriteMany(ctx, group) {
+				if o.Err != nil {
+					errs[idx[k]] = o.Err
+				} else {
+					results[idx[k]] = result(group[k], o.Result)
+				}
+			}
+		default:
+			for k, b := range group {
+				res, err := p.Store.Write(ctx, b)
+				if err != nil {
+					errs[idx[k]] = err
+				} else {
+					results[idx[k]] = result(b, res)
+				}
+			}
+		}
+		for i := start; i < end; i++ {
+			batches[i] = nil
+		}
+		done = end
+		if progress != nil {
+			progress(done)
+		}
+	}
+	return results, errs
+}
+
+// result turns a store's write result into a retain result.
+func result(b *memory.WriteBatch, res *memory.WriteResult) *memory.RetainResult {
+	out := &memory.RetainResult{DocumentID: res.DocumentID, Duplicate: res.Duplicate, Replaced: res.Replaced}
+	if !res.Duplicate {
+		out.Facts, out.Entities, out.Links = res.Facts, len(b.Entities), len(b.Links)
+	}
+	return out
+}
+
+// Prepare does all of a retain but the write: it validates the request,
+// extracts, embeds and links, and returns the batch to write. When the
+// item is already stored with the same content it returns no batch and
+// the Duplicate result instead.
+func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memory.WriteBatch, *memory.RetainResult, error) {
+	if err := Validate(&req); err != nil {
+		return nil, nil, err
 	}
 	now := p.Now().UTC().Truncate(time.Microsecond)
 	if req.At.IsZero() {
@@ -76,15 +204,15 @@ func (p *Pipeline) Retain(ctx context.Context, req memory.RetainRequest) (*memor
 	old, err := p.Store.DocumentByItem(ctx, req.BankID, req.Source, req.ItemID)
 	switch {
 	case err == nil && old.ContentHash == hash:
-		return &memory.RetainResult{DocumentID: old.ID, Duplicate: true}, nil
+		return nil, &memory.RetainResult{DocumentID: old.ID, Duplicate: true}, nil
 	case err != nil && memory.ErrorCode(err) != memory.ENOTFOUND:
-		return nil, err
+		return nil, nil, err
 	}
 	// An unknown bank is also ENOTFOUND here; the write reports it.
 
 	ex, err := p.Extractor.Extract(ctx, extract.Input{Text: req.Text, Speaker: req.Speaker, Messages: req.Messages, At: req.At})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	doc := &memory.Document{
 		ID: id.Derive("doc", req.BankID, req.Source, req.ItemID, hash), BankID: req.BankID, Source: req.Source, ItemID: req.ItemID,
@@ -109,23 +237,15 @@ func (p *Pipeline) Retain(ctx context.Context, req memory.RetainRequest) (*memor
 		b.Facts = append(b.Facts, f)
 	}
 	if len(b.Facts) == 0 {
-		return nil, memory.Errorf(memory.EINVALID, "nothing to remember: no facts found in the item")
+		return nil, nil, memory.Errorf(memory.EINVALID, "nothing to remember: no facts found in the item")
 	}
 	if err := p.embed(ctx, req.BankID, b.Facts); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := p.graph(ctx, b, ex.Facts); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := p.Store.Write(ctx, b)
-	if err != nil {
-		return nil, err
-	}
-	out := &memory.RetainResult{DocumentID: res.DocumentID, Duplicate: res.Duplicate, Replaced: res.Replaced}
-	if !res.Duplicate {
-		out.Facts, out.Entities, out.Links = res.Facts, len(b.Entities), len(b.Links)
-	}
-	return out, nil
+	return b, nil, nil
 }
 
 // Validate checks a request before any work is done: a valid bank name,

@@ -55,6 +55,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 	locomo.Flags().StringVar(&out, "out", "", "write the run file (JSONL) here")
 	var facts, queries int
 	var seed int64
+	var oneByOne bool
 	synthetic := &cobra.Command{
 		Use:   "synthetic",
 		Short: "Ingest rate, recall latency and memory on a generated bank",
@@ -69,7 +70,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 			}
 			defer cleanup()
 			rep, err := bench.RunSynthetic(cmd.Context(), eng, bench.SyntheticOptions{
-				Facts: facts, Seed: seed, Queries: queries, Progress: g.progress(g.stderr, "synthetic"),
+				Facts: facts, Seed: seed, Queries: queries, OneByOne: oneByOne, Progress: g.progress(g.stderr, "synthetic"),
 			})
 			if err != nil {
 				return err
@@ -83,6 +84,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 	synthetic.Flags().IntVar(&facts, "facts", bench.DefaultSyntheticFacts, "facts to generate")
 	synthetic.Flags().IntVar(&queries, "queries", bench.DefaultSyntheticQueries, "recalls to time")
 	synthetic.Flags().Int64Var(&seed, "seed", 1, "generator seed")
+	synthetic.Flags().BoolVar(&oneByOne, "one-by-one", false, "retain documents one Retain call at a time instead of in bulk")
 	cmd.PersistentFlags().BoolVar(&keep, "keep", false, "keep the benchmark database (its path is printed)")
 	cmd.AddCommand(locomo, synthetic)
 	return cmd

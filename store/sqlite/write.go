@@ -20,79 +20,138 @@ type indexChange struct {
 
 // Write implements memory.Store.
 func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteResult, error) {
-	if w == nil || w.BankID == "" {
-		return nil, memory.Errorf(memory.EINVALID, "write: a bank id is required")
-	}
-	res := &memory.WriteResult{}
-	var change indexChange
-	var version int64
+	var a applied
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var dim int
-		var nextSeq int64
-		err := tx.QueryRowContext(ctx, `SELECT dimension, next_seq, version FROM banks WHERE id = ?`, w.BankID).Scan(&dim, &nextSeq, &version)
-		if errors.Is(err, sql.ErrNoRows) {
-			return unknownBank(w.BankID)
-		}
-		if err != nil {
-			return err
-		}
-		for _, f := range w.Facts {
-			if len(f.Embedding) == 0 {
-				continue
-			}
-			if dim == 0 {
-				dim = len(f.Embedding)
-				if _, err := tx.ExecContext(ctx, `UPDATE banks SET dimension = ? WHERE id = ?`, dim, w.BankID); err != nil {
-					return err
-				}
-			}
-			if len(f.Embedding) != dim {
-				return memory.Errorf(memory.EINVALID, "fact %s: embedding has dimension %d, bank %q holds dimension %d", f.ID, len(f.Embedding), w.BankID, dim)
-			}
-		}
-		if d := w.Document; d != nil {
-			dup, err := s.writeDocument(ctx, tx, w.BankID, d, res, &change)
-			if err != nil || dup {
-				return err
-			}
-		}
-		if err := s.writeChunks(ctx, tx, w.BankID, w.Chunks); err != nil {
-			return err
-		}
-		if err := s.writeFacts(ctx, tx, w.BankID, w.Facts, &nextSeq, &change); err != nil {
-			return err
-		}
-		if err := writeGraph(ctx, tx, w); err != nil {
-			return err
-		}
-		if err := s.writeLifecycle(ctx, tx, w, &change); err != nil {
-			return err
-		}
-		if wm := w.Watermark; wm != nil {
-			at := wm.UpdatedAt
-			if at.IsZero() {
-				at = s.Now()
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO watermarks (bank_id, source, last_item, last_error, updated_at) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (bank_id, source) DO UPDATE SET last_item = excluded.last_item, last_error = excluded.last_error, updated_at = excluded.updated_at`,
-				w.BankID, wm.Source, wm.LastItem, wm.LastError, at.UnixMicro()); err != nil {
-				return fmt.Errorf("watermark: %w", err)
-			}
-		}
-		version++
-		_, err = tx.ExecContext(ctx, `UPDATE banks SET next_seq = ?, version = ? WHERE id = ?`, nextSeq, version, w.BankID)
+		var err error
+		a, err = s.apply(ctx, tx, w)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	res.Facts = len(w.Facts)
-	if res.Duplicate {
-		res.Facts = 0
-		return res, nil
+	return a.finish(s, w), nil
+}
+
+var _ memory.BulkWriter = (*Store)(nil)
+
+// WriteMany implements memory.BulkWriter: one transaction for all the
+// batches, each inside its own savepoint, so a failing batch is rolled back
+// alone and the others share one commit.
+func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory.WriteOutcome {
+	out := make([]memory.WriteOutcome, len(ws))
+	done := make([]applied, len(ws))
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		for i, w := range ws {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `SAVEPOINT batch`); err != nil {
+				return err
+			}
+			a, err := s.apply(ctx, tx, w)
+			if err != nil {
+				out[i].Err = err
+				if _, err := tx.ExecContext(ctx, `ROLLBACK TO batch`); err != nil {
+					return err
+				}
+			} else {
+				done[i] = a
+			}
+			if _, err := tx.ExecContext(ctx, `RELEASE batch`); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for i, w := range ws {
+		switch {
+		case err != nil:
+			out[i] = memory.WriteOutcome{Err: err}
+		case out[i].Err == nil:
+			out[i].Result = done[i].finish(s, w)
+		}
 	}
-	s.applyIndexChange(w.BankID, version, &change)
-	return res, nil
+	return out
+}
+
+// applied is what apply did, for finish to report and index after commit.
+type applied struct {
+	res     memory.WriteResult
+	change  indexChange
+	version int64 // the bank's version after the batch
+}
+
+// finish reports a committed batch and brings the bank's index up to date.
+func (a *applied) finish(s *Store, w *memory.WriteBatch) *memory.WriteResult {
+	res := a.res
+	if res.Duplicate {
+		return &res
+	}
+	res.Facts = len(w.Facts)
+	s.applyIndexChange(w.BankID, a.version, &a.change)
+	return &res
+}
+
+// apply writes one batch inside tx.
+func (s *Store) apply(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) (a applied, err error) {
+	if w == nil || w.BankID == "" {
+		return a, memory.Errorf(memory.EINVALID, "write: a bank id is required")
+	}
+	var dim int
+	var nextSeq int64
+	err = tx.QueryRowContext(ctx, `SELECT dimension, next_seq, version FROM banks WHERE id = ?`, w.BankID).Scan(&dim, &nextSeq, &a.version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, unknownBank(w.BankID)
+	}
+	if err != nil {
+		return a, err
+	}
+	for _, f := range w.Facts {
+		if len(f.Embedding) == 0 {
+			continue
+		}
+		if dim == 0 {
+			dim = len(f.Embedding)
+			if _, err := tx.ExecContext(ctx, `UPDATE banks SET dimension = ? WHERE id = ?`, dim, w.BankID); err != nil {
+				return a, err
+			}
+		}
+		if len(f.Embedding) != dim {
+			return a, memory.Errorf(memory.EINVALID, "fact %s: embedding has dimension %d, bank %q holds dimension %d", f.ID, len(f.Embedding), w.BankID, dim)
+		}
+	}
+	if d := w.Document; d != nil {
+		dup, err := s.writeDocument(ctx, tx, w.BankID, d, &a.res, &a.change)
+		if err != nil || dup {
+			return a, err
+		}
+	}
+	if err := s.writeChunks(ctx, tx, w.BankID, w.Chunks); err != nil {
+		return a, err
+	}
+	if err := s.writeFacts(ctx, tx, w.BankID, w.Facts, &nextSeq, &a.change); err != nil {
+		return a, err
+	}
+	if err := writeGraph(ctx, tx, w); err != nil {
+		return a, err
+	}
+	if err := s.writeLifecycle(ctx, tx, w, &a.change); err != nil {
+		return a, err
+	}
+	if wm := w.Watermark; wm != nil {
+		at := wm.UpdatedAt
+		if at.IsZero() {
+			at = s.Now()
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO watermarks (bank_id, source, last_item, last_error, updated_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (bank_id, source) DO UPDATE SET last_item = excluded.last_item, last_error = excluded.last_error, updated_at = excluded.updated_at`,
+			w.BankID, wm.Source, wm.LastItem, wm.LastError, at.UnixMicro()); err != nil {
+			return a, fmt.Errorf("watermark: %w", err)
+		}
+	}
+	a.version++
+	_, err = tx.ExecContext(ctx, `UPDATE banks SET next_seq = ?, version = ? WHERE id = ?`, nextSeq, a.version, w.BankID)
+	return a, err
 }
 
 // writeDocument stores the batch's document. It reports dup when the same

@@ -142,3 +142,45 @@ func testAtomicity(e *env, breakIt func(w *memory.WriteBatch), codes ...string) 
 		e.t.Errorf("Stats after the repaired batch: got %+v, want %+v", got, want)
 	}
 }
+
+// testAtomicityWriteMany checks memory.BulkWriter, for stores that offer
+// it: each batch is atomic on its own, a failing batch (a fact id repeated
+// inside it) is reported and leaves nothing, and the batches around it land.
+func testAtomicityWriteMany(e *env) {
+	bw, ok := e.s.(memory.BulkWriter)
+	if !ok {
+		e.t.Skip("store does not implement memory.BulkWriter")
+	}
+	e.newBank("b")
+	ok1 := NewTestBatch("b", "m1", "the first batch lands")
+	bad := NewTestBatch("b", "m2", "this one repeats", "a fact id")
+	bad.Facts[1].ID = bad.Facts[0].ID
+	ok3 := NewTestBatch("b", "m3", "the third batch lands too")
+	out := bw.WriteMany(e.ctx, []*memory.WriteBatch{ok1, bad, ok3})
+	if len(out) != 3 {
+		e.t.Fatalf("WriteMany: got %d outcomes, want 3", len(out))
+	}
+	for i, want := range []bool{true, false, true} {
+		if got := out[i].Err == nil; got != want {
+			e.t.Errorf("WriteMany outcome %d: err = %v, want success %v", i, out[i].Err, want)
+		}
+		if want && (out[i].Result == nil || out[i].Result.Facts != 1) {
+			e.t.Errorf("WriteMany outcome %d: result %+v, want 1 fact", i, out[i].Result)
+		}
+	}
+	got := factIDs(e.facts("b", append(append(batchIDs(ok1), batchIDs(bad)...), batchIDs(ok3)...)...))
+	checkIDs(e.t, "facts after WriteMany", got, []string{TestFactID("m1", 0), TestFactID("m3", 0)})
+	if st := e.stats("b"); st.Documents != 2 || st.Facts != 2 {
+		e.t.Errorf("stats after WriteMany: %+v, want 2 documents and 2 facts", st)
+	}
+	if hits := e.searchText("b", 10, memory.Filter{}, "lands"); len(hits) != 2 {
+		e.t.Errorf("SearchText(lands) after WriteMany: %d hits, want 2", len(hits))
+	}
+	// The bank still takes single writes, and a duplicate inside a bulk
+	// write is reported as one.
+	e.write(NewTestBatch("b", "m4", "a single write"))
+	out = bw.WriteMany(e.ctx, []*memory.WriteBatch{NewTestBatch("b", "m1", "the first batch lands")})
+	if out[0].Err != nil || out[0].Result == nil || !out[0].Result.Duplicate {
+		e.t.Errorf("WriteMany of a stored document: %+v, want a duplicate", out[0])
+	}
+}

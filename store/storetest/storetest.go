@@ -71,6 +71,7 @@ var suite = []struct {
 		{"DimensionMismatch", testAtomicityDimensionMismatch},
 		{"UnknownReinforce", testAtomicityUnknownReinforce},
 		{"UnknownSupersede", testAtomicityUnknownSupersede},
+		{"WriteMany", testAtomicityWriteMany},
 	}},
 	{"Isolation", []testCase{
 		{"Reads", testIsolationReads},

@@ -78,12 +78,12 @@ CREATE TABLE facts (
     superseded_by       TEXT NOT NULL DEFAULT '',
     consolidated_at     INTEGER,
     expires_at          INTEGER,
-    UNIQUE (bank_id, id),
-    UNIQUE (bank_id, seq)
+    UNIQUE (bank_id, id)
 );
+-- seq is unique per bank by construction (banks.next_seq); it needs no index
+-- of its own. The consolidation runner adds its own index when it comes.
 CREATE INDEX facts_document ON facts(bank_id, document_id);
 CREATE INDEX facts_event_time ON facts(bank_id, event_time);
-CREATE INDEX facts_pending ON facts(bank_id, consolidated_at);
 
 -- Full text over speaker and fact text; contentless: the text lives in facts.
 -- bank holds one token naming the bank, so a match is confined to its bank
