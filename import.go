@@ -58,6 +58,8 @@ func (e *Engine) Import(ctx context.Context, reqs []memory.RetainRequest, opts I
 			}
 		case b == memory.DefaultBank:
 			err = e.ensureDefaultBank(ctx)
+		default:
+			_, err = e.store.Bank(ctx, b) // an unknown bank fails the import, not each item
 		}
 		if err != nil && memory.ErrorCode(err) != memory.EINVALID {
 			return rep, err

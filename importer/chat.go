@@ -43,14 +43,18 @@ type chatLine struct {
 // {"speaker": …, "text": …, "time": …} with optional "id" and "session" —
 // into retain requests for bank. Consecutive lines of one session (or, with
 // no session, runs of DefaultChatBatch lines) make one document whose item
-// id is name plus its first line, so importing the same file again is a
-// no-op. Lines that are not valid messages are returned as problems; a
-// read error is returned as err with what was read so far.
+// id is name plus the session (or its first line number), so importing the
+// same file again is a no-op. Item ids are unique within a file: a session
+// that comes back after another one (or an id that would clash) gets its
+// first line number appended, so no document of the file replaces another.
+// Lines that are not valid messages are returned as problems; a read error
+// is returned as err with what was read so far.
 func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, problems []Problem, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine+1)
 	var cur *memory.RetainRequest
 	var curSession string
+	used := map[string]bool{} // item ids given out so far
 	flush := func() {
 		if cur != nil && len(cur.Messages) > 0 {
 			reqs = append(reqs, *cur)
@@ -77,6 +81,14 @@ func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, pro
 			if m.Session != "" {
 				item = name + "#" + m.Session
 			}
+			if used[item] {
+				base := fmt.Sprintf("%s@%d", item, n)
+				item = base
+				for i := 2; used[item]; i++ {
+					item = fmt.Sprintf("%s.%d", base, i)
+				}
+			}
+			used[item] = true
 			cur = &memory.RetainRequest{BankID: bank, Source: memory.SourceChat, ItemID: item}
 			curSession = m.Session
 		}
@@ -84,7 +96,7 @@ func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, pro
 		if m.Time != "" {
 			t, err := ParseTime(m.Time)
 			if err != nil {
-				problems = append(problems, Problem{Line: n, Err: err.Error()})
+				problems = append(problems, Problem{Line: n, Err: memory.ErrorMessage(err)})
 				continue
 			}
 			msg.Time = t
@@ -115,6 +127,10 @@ func parseChatLine(raw []byte) (*chatLine, error) {
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("more than one JSON value on the line")
+	}
+	// More stops at a closing bracket: `{…}}` and `{…}]` end here.
+	if rest := bytes.TrimSpace(raw[dec.InputOffset():]); len(rest) > 0 {
+		return nil, fmt.Errorf("unexpected %q after the JSON message", rest[:1])
 	}
 	if strings.TrimSpace(m.Text) == "" {
 		return nil, fmt.Errorf(`"text" is missing or empty`)

@@ -189,15 +189,17 @@ func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memo
 		return nil, nil, err
 	}
 	now := p.Now().UTC().Truncate(time.Microsecond)
-	if req.At.IsZero() {
-		req.At = now
-	}
 	if req.Source == "" {
 		req.Source = memory.SourceAPI
 	}
+	// The hash covers the time only as the caller gave it: the same text
+	// retained twice without a time is the same item, not two.
 	content, hash := canonical(&req)
 	if req.ItemID == "" {
 		req.ItemID = hash
+	}
+	if req.At.IsZero() {
+		req.At = now
 	}
 	// Cheap early exit before extraction and embedding; Store.Write checks
 	// again atomically.

@@ -32,6 +32,7 @@ const (
 type bankIndex struct {
 	mu      sync.RWMutex
 	dim     int
+	created int64 // the bank's created_at: its identity across delete and create
 	version int64
 	maxPK   int64
 	meta    []indexEntry  // by slot
@@ -267,8 +268,8 @@ func (s *Store) applyIndexChange(bank string, version int64, c *indexChange) {
 // index returns the bank's search index, loading or refreshing it from the
 // file when it does not reflect the bank's current version.
 func (s *Store) index(ctx context.Context, bank string) (*bankIndex, error) {
-	var version int64
-	err := s.rdb.QueryRowContext(ctx, `SELECT version FROM banks WHERE id = ?`, bank).Scan(&version)
+	var version, created int64
+	err := s.rdb.QueryRowContext(ctx, `SELECT version, created_at FROM banks WHERE id = ?`, bank).Scan(&version, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unknownBank(bank)
 	}
@@ -277,8 +278,11 @@ func (s *Store) index(ctx context.Context, bank string) (*bankIndex, error) {
 	}
 	s.mu.Lock()
 	x := s.indexes[bank]
-	if x == nil {
+	if x == nil || x.created != created {
+		// New, or the bank was deleted and created again (by another
+		// process): its versions start over, so the old mirror is void.
 		x = newBankIndex()
+		x.created = created
 		s.indexes[bank] = x
 	}
 	s.mu.Unlock()
