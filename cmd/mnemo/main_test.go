@@ -621,7 +621,6 @@ func TestRetain_Duplicate(t *testing.T) {
 	})
 }
 
-
 func TestBadInput(t *testing.T) {
 	db := newDB(t)
 	mustRun(t, db, "retain", "--at", "2024-03-04", lisbon)
