@@ -9,9 +9,10 @@ import (
 // ImportOptions tune Engine.Import.
 type ImportOptions struct {
 	// CreateBanks creates the banks the requests name when missing;
-	// otherwise an unknown bank fails its items.
+	// otherwise an unknown bank fails the whole import with ENOTFOUND.
 	CreateBanks bool
-	// Progress, when set, is called after each item with the count done.
+	// Progress, when set, is called as items land with the count done so
+	// far (after each group of retain.DefaultGroup items).
 	Progress func(done, total int)
 }
 

@@ -61,6 +61,8 @@ type Engine struct {
 	log    *slog.Logger
 
 	access *accessRecorder
+	closed sync.Once
+	err    error // of the one Close
 }
 
 // Open opens the store named by cfg and returns a ready Engine.
@@ -107,13 +109,17 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// Close flushes pending access records and closes the store.
+// Close flushes pending access records and closes the store. Calling it
+// again returns the first call's error.
 func (e *Engine) Close() error {
-	var err error
-	if e.access != nil {
-		err = e.access.close()
-	}
-	return errors.Join(err, e.store.Close())
+	e.closed.Do(func() {
+		var err error
+		if e.access != nil {
+			err = e.access.close()
+		}
+		e.err = errors.Join(err, e.store.Close())
+	})
+	return e.err
 }
 
 // Store returns the engine's store, for tools that need raw access.
@@ -223,7 +229,9 @@ func (e *Engine) Stats(ctx context.Context, bank string) (*memory.Stats, error) 
 }
 
 // accessRecorder batches recall's access records and writes them every
-// interval, off the reply path.
+// interval, off the reply path. A fact recalled several times within one
+// interval counts one access: access counts measure how many intervals a
+// fact was useful in, which is what decay needs, not raw calls.
 type accessRecorder struct {
 	store memory.Store
 	now   func() time.Time

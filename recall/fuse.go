@@ -19,7 +19,7 @@ type candidate struct {
 // fuse combines rankings with weighted Reciprocal Rank Fusion:
 // score(f) = Σ weight_s / (k + rank_s(f)). Ties go to the fact with the
 // better best rank, then to the id.
-func fuse(ranks []ranking, _ Weights, k float64) []candidate {
+func fuse(ranks []ranking, k float64) []candidate {
 	byID := map[string]*candidate{}
 	var order []*candidate
 	for _, r := range ranks {

@@ -10,6 +10,7 @@ package recall
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -78,14 +79,15 @@ type Pipeline struct {
 	Now          func() time.Time
 }
 
-// cutWeak drops the hits scoring below floor times the best score.
+// cutWeak drops the hits (ordered best first) that score no more than 0
+// or below floor times the best score.
 func cutWeak(hits []memory.Hit, floor float64) []memory.Hit {
-	if floor <= 0 || len(hits) == 0 {
+	if len(hits) == 0 {
 		return hits
 	}
-	min := hits[0].Score * floor
+	min := hits[0].Score * max(floor, 0)
 	for i, h := range hits {
-		if h.Score < min {
+		if h.Score <= 0 || h.Score < min {
 			return hits[:i]
 		}
 	}
@@ -141,7 +143,7 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 	if err != nil {
 		return nil, err
 	}
-	fused := fuse(ranks, p.weights(), p.rrfK())
+	fused := fuse(ranks, p.rrfK())
 	fused = reachable(fused, q.Limit)
 	ids := make([]string, len(fused))
 	for i, c := range fused {
@@ -158,8 +160,10 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 	results := make([]memory.Result, 0, len(fused))
 	for _, c := range fused {
 		f := byID[c.id]
-		if f == nil {
-			continue // removed between search and load
+		if f == nil || !Matches(f, q.Filter) {
+			// Removed between search and load, or reached through the graph,
+			// which follows links whatever the filter says.
+			continue
 		}
 		r := memory.Result{Fact: f, Score: c.score * boost(f, q.Now)}
 		if q.Explain {
@@ -209,10 +213,6 @@ func (p *Pipeline) analyse(q memory.Query) analysis {
 		seen[w] = true
 		a.Terms = append(a.Terms, w)
 	}
-	if len(a.Terms) == 0 {
-		// A query of stopwords only ("who is she?") still searches by them.
-		a.Terms = a.words
-	}
 	if p.ResolveTime != nil {
 		if from, to, ok := p.ResolveTime(q.Text, q.Now); ok {
 			a.From, a.To, a.window = from, to, true
@@ -260,6 +260,7 @@ func (p *Pipeline) search(ctx context.Context, q memory.Query, a *analysis) ([]r
 				if sem, err = p.Store.SearchVector(gctx, q.BankID, vecs[0], k, q.Filter); err != nil {
 					return fmt.Errorf("semantic search: %w", err)
 				}
+				sem = cutWeak(sem, 0) // a cosine of 0 or less is no evidence
 			}
 			if w.Temporal > 0 && a.window {
 				f := q.Filter
@@ -303,7 +304,7 @@ func (p *Pipeline) search(ctx context.Context, q memory.Query, a *analysis) ([]r
 		{memory.StrategyTemporal, w.Temporal, tmp},
 	}
 	if w.Graph > 0 {
-		seeds := fuse(ranks, w, p.rrfK())
+		seeds := fuse(ranks, p.rrfK())
 		gh, err := p.graph(ctx, q, a, seeds)
 		if err != nil {
 			return nil, err
@@ -325,4 +326,34 @@ func earlierOf(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// Matches reports whether a fact passes a filter, with the store's
+// semantics: statuses default to active only, kinds and tags match any of
+// theirs, the event time must fall in [From, To), and sensitive facts
+// need Filter.Sensitive.
+func Matches(f *memory.Fact, flt memory.Filter) bool {
+	statuses := flt.Statuses
+	if len(statuses) == 0 {
+		statuses = []memory.Status{memory.StatusActive}
+	}
+	if !slices.Contains(statuses, f.Status) {
+		return false
+	}
+	if f.Sensitivity == memory.SensitivitySensitive && !flt.Sensitive {
+		return false
+	}
+	if len(flt.Kinds) > 0 && !slices.Contains(flt.Kinds, f.Kind) {
+		return false
+	}
+	if len(flt.Tags) > 0 && !slices.ContainsFunc(flt.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }) {
+		return false
+	}
+	if !flt.From.IsZero() || !flt.To.IsZero() {
+		t := f.EventTime()
+		if t.IsZero() || (!flt.From.IsZero() && t.Before(flt.From)) || (!flt.To.IsZero() && !t.Before(flt.To)) {
+			return false
+		}
+	}
+	return true
 }

@@ -121,14 +121,33 @@ func (s *Store) Path() string { return s.path }
 // migrate applies every embedded migration not yet recorded, each in its
 // own transaction together with its record.
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
-		return fmt.Errorf("create migrations table: %w", err)
-	}
 	names, err := migrationFS.ReadDir("migrations")
 	if err != nil {
 		return err
 	}
 	sort.Slice(names, func(i, j int) bool { return names[i].Name() < names[j].Name() })
+	// Most opens find every migration applied: check that with a read, so
+	// opening a database never waits for, or holds, the write lock.
+	applied := map[string]bool{}
+	if rows, err := s.wdb.QueryContext(ctx, `SELECT name FROM migrations`); err == nil {
+		for rows.Next() {
+			var n string
+			if rows.Scan(&n) == nil {
+				applied[n] = true
+			}
+		}
+		rows.Close()
+	}
+	pending := false
+	for _, e := range names {
+		pending = pending || !applied[e.Name()]
+	}
+	if !pending {
+		return nil
+	}
+	if _, err := s.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("create migrations table: %w", err)
+	}
 	for _, e := range names {
 		if err := s.applyMigration(ctx, e.Name()); err != nil {
 			return fmt.Errorf("migration %s: %w", e.Name(), err)

@@ -1,0 +1,5 @@
+package retain
+
+// Canonical exposes canonical to the external tests: the default item id
+// of a request is its content hash.
+var Canonical = canonical
