@@ -28,7 +28,9 @@ const maxDateSearches = 3
 // dateWindow is the number of words kept on each side of a trigger word
 // in the text handed to go-dateparser: enough for "on the 5th of June,
 // 2021" or "three weeks ago", and a short window keeps the parser fast
-// and its false positives away.
+// and its false positives away. The fixed rules for absolute dates look
+// as far around a phrase for words that could change go-dateparser's
+// reading of it.
 const dateWindow = 6
 
 // ResolveTimeRange finds the first date expression in text and returns the
@@ -51,7 +53,8 @@ const dateWindow = 6
 // strictly before ref's day (or week, month…), "next" the first one
 // strictly after, "this" the one in ref's week, month or year. Seasons are
 // the meteorological ones of the northern hemisphere. A decade ("the
-// 2010s") is its ten years.
+// 2010s", "the 1990's") is its ten years; "the 1900s" and "the 2000s",
+// which may be centuries, are no date.
 //
 // Absolute dates and the other relative ones are go-dateparser's
 // semantics: it prefers past dates unless the text speaks of the future
@@ -63,14 +66,17 @@ const dateWindow = 6
 // year's when not after ref's month, else last year's; next year's when
 // not before it, for the future), "2021" and "in 2021", "on Friday" (the
 // last one before ref's day, or the next one for the future), "two weeks
-// ago"; only when nothing near the phrase may make go-dateparser read it
-// otherwise (see quietContext). Everything else ("June 5 at noon",
-// "12/05/2023", "in two weeks", "the 5th of June" in a text of numbers)
-// goes to go-dateparser itself. To keep it fast and precise, go-dateparser
-// only sees texts that hold a trigger word (a month, a weekday, a year
-// MinYear–MaxYear, "ago", a numeric date, "in N days"), and only its
-// matches that contain a trigger are kept: "I may go", "we sat down" and
-// "she is 25" hold no date.
+// ago"; and only when no number, date word, range word or time of day
+// near the phrase may make go-dateparser read it otherwise. One
+// difference is kept: go-dateparser finds no date a few words from a word
+// starting with z ("on 12 May 2022 and Zoe has tickets"); the fixed rules
+// do. Everything else ("June 5 at noon", "12/05/2023", "in two weeks",
+// "the 5th of June" among numbers) goes to go-dateparser itself, as the
+// whole text: what it finds first wins. To keep it fast and precise,
+// go-dateparser only sees texts that hold a trigger word (a month, a
+// weekday, a year MinYear–MaxYear, "ago", a numeric date, "in N days"),
+// and only its matches that contain a trigger are kept: "I may go", "we
+// sat down" and "she is 25" hold no date.
 //
 // ResolveTimeRange is safe for concurrent use.
 func ResolveTimeRange(text string, ref time.Time) (start, end time.Time, ok bool) {
