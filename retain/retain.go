@@ -217,7 +217,7 @@ func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memo
 		return nil, nil, err
 	}
 	doc := &memory.Document{
-		ID: id.Derive("doc", req.BankID, req.Source, req.ItemID, hash), BankID: req.BankID, Source: req.Source, ItemID: req.ItemID,
+		ID: id.Derive("doc", req.At, req.BankID, req.Source, req.ItemID, hash), BankID: req.BankID, Source: req.Source, ItemID: req.ItemID,
 		ContentHash: hash, Content: content, Metadata: req.Metadata, Tags: req.Tags,
 		OccurredAt: req.At, CreatedAt: now,
 	}
@@ -227,7 +227,7 @@ func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memo
 	}
 	for i, xf := range ex.Facts {
 		f := &memory.Fact{
-			ID: id.Derive("f", doc.ID, strconv.Itoa(i)), BankID: req.BankID, DocumentID: doc.ID, SourceRef: xf.SourceRef,
+			ID: id.Derive("f", req.At, doc.ID, strconv.Itoa(i)), BankID: req.BankID, DocumentID: doc.ID, SourceRef: xf.SourceRef,
 			Text: xf.Text, Kind: xf.Kind, Category: xf.Category, Confidence: xf.Confidence, Importance: xf.Importance,
 			Sensitivity: xf.Sensitivity, Speaker: xf.Speaker, Tags: req.Tags,
 			OccurredStart: xf.OccurredStart, OccurredEnd: xf.OccurredEnd, MentionedAt: xf.MentionedAt,

@@ -36,6 +36,13 @@ type bankIndex struct {
 	version int64
 	maxPK   int64
 	meta    []indexEntry  // by slot
+	// state mirrors each slot's liveness, vector, status and sensitivity
+	// in one byte, so a scan with the zero filter reads 1 byte a slot
+	// instead of its whole entry (measured at 100k facts: the entry walk
+	// cost 4× the dot products).
+	state []uint8
+	// length is each slot's word count, for BM25's length norm.
+	length []int32
 	pos     map[int64]int // fact pk → slot
 	byID    map[string]int
 	live    int
@@ -99,6 +106,37 @@ func (x *bankIndex) appendVector(i int, v []float32) {
 	} else {
 		*b = append(*b, v...)
 	}
+}
+
+// Bits of bankIndex.state.
+const (
+	stLive      = 1 << iota // not removed
+	stVec                   // has a vector
+	stActive                // status active
+	stSensitive             // classified sensitive
+)
+
+// setState recomputes slot i's state byte from its entry.
+func (x *bankIndex) setState(i int) {
+	e := &x.meta[i]
+	var b uint8
+	if !e.dead {
+		b |= stLive
+	}
+	if e.hasVec {
+		b |= stVec
+	}
+	if e.status == memory.StatusActive {
+		b |= stActive
+	}
+	if e.sensitive {
+		b |= stSensitive
+	}
+	for len(x.state) <= i {
+		x.state = append(x.state, 0)
+		x.length = append(x.length, 0)
+	}
+	x.state[i], x.length[i] = b, e.length
 }
 
 // noTime marks an entry whose event time is unknown: no time range
@@ -172,6 +210,7 @@ func (x *bankIndex) add(e indexEntry) {
 	x.pos[e.pk] = int(slot)
 	x.byID[e.id] = int(slot)
 	x.meta = append(x.meta, e)
+	x.setState(int(slot))
 	x.live++
 	if e.pk > x.maxPK {
 		x.maxPK = e.pk
@@ -190,6 +229,7 @@ func (x *bankIndex) remove(pk int64) {
 	}
 	x.totalLen -= int64(e.length)
 	e.dead, e.hasVec, e.terms, e.fact = true, false, nil, nil
+	x.setState(i)
 	delete(x.pos, pk)
 	delete(x.byID, e.id)
 	x.live--
@@ -204,7 +244,7 @@ func (x *bankIndex) compact() {
 	}
 	old, oldVecs := x.meta, x.vecs
 	oldSlot := make([]int32, len(old)) // old slot → new slot, -1 if dead
-	x.meta, x.vecs = make([]indexEntry, 0, x.live), nil
+	x.meta, x.vecs, x.state, x.length = make([]indexEntry, 0, x.live), nil, make([]uint8, 0, x.live), make([]int32, 0, x.live)
 	for i := range old {
 		if old[i].dead {
 			oldSlot[i] = -1
@@ -215,6 +255,7 @@ func (x *bankIndex) compact() {
 		x.pos[old[i].pk] = n
 		x.byID[old[i].id] = n
 		x.meta = append(x.meta, old[i])
+		x.setState(n)
 		if x.dim > 0 {
 			o := (i % vecBlock) * x.dim
 			x.appendVector(n, oldVecs[i/vecBlock][o:o+x.dim])
@@ -241,6 +282,7 @@ func (x *bankIndex) apply(c *indexChange) {
 	for pk, st := range c.status {
 		if i, ok := x.pos[pk]; ok {
 			x.meta[i].status = st
+			x.setState(i)
 		}
 	}
 	x.compact()
@@ -334,6 +376,7 @@ func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
 			seen[pk] = true
 			if i, ok := x.pos[pk]; ok {
 				x.meta[i].status = memory.Status(st)
+				x.setState(i)
 			}
 		}
 		rows.Close()
@@ -390,9 +433,12 @@ func (s *Store) SearchVector(ctx context.Context, bankID string, vec []float32, 
 	}
 	m := newMatcher(f)
 	h := make(hitHeap, 0, k+1)
-	for i := range x.meta {
-		e := &x.meta[i]
-		if !e.hasVec || !m.match(e) {
+	for i, st := range x.state {
+		if m.simple {
+			if st&(stLive|stVec|stActive|stSensitive) != stLive|stVec|stActive {
+				continue
+			}
+		} else if st&(stLive|stVec) != stLive|stVec || !m.match(&x.meta[i]) {
 			continue
 		}
 		h.offer(k, scored{i, float64(vek32.Dot(vec, x.vector(i)))})
@@ -432,32 +478,58 @@ func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k
 	}
 	n := float64(x.live)
 	avg := float64(x.totalLen) / n
-	scores := make(map[int32]float64)
+	// Accumulate in a dense array (a map costs more than the scoring), and
+	// remember which slots were touched.
+	buf := scorePool.Get().(*scoreBuf)
+	defer scorePool.Put(buf)
+	if cap(buf.score) < len(x.meta) {
+		buf.score = make([]float64, len(x.meta))
+	}
+	scores := buf.score[:len(x.meta)]
+	touched := buf.touched[:0]
 	for _, id := range ids {
 		df := float64(x.df[id])
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range x.postings[id] {
-			e := &x.meta[p.slot]
-			if e.dead {
+			if x.state[p.slot]&stLive == 0 {
 				continue
 			}
 			tf := float64(p.tf)
 			norm := bm25K1
 			if avg > 0 {
-				norm = bm25K1 * (1 - bm25B + bm25B*float64(e.length)/avg)
+				norm = bm25K1 * (1 - bm25B + bm25B*float64(x.length[p.slot])/avg)
+			}
+			if scores[p.slot] == 0 {
+				touched = append(touched, p.slot)
 			}
 			scores[p.slot] += idf * tf * (bm25K1 + 1) / (tf + norm)
 		}
 	}
 	m := newMatcher(f)
 	h := make(hitHeap, 0, k+1)
-	for slot, sc := range scores {
-		if m.match(&x.meta[slot]) {
-			h.offer(k, scored{int(slot), sc})
+	for _, slot := range touched {
+		sc := scores[slot]
+		scores[slot] = 0 // leave the buffer clean for the next search
+		if m.simple {
+			if x.state[slot]&(stLive|stActive|stSensitive) != stLive|stActive {
+				continue
+			}
+		} else if !m.match(&x.meta[slot]) {
+			continue
 		}
+		h.offer(k, scored{int(slot), sc})
 	}
+	buf.touched = touched
 	return h.hits(x), nil
 }
+
+// scoreBuf is SearchText's scratch space, reused across searches.
+type scoreBuf struct {
+	score   []float64
+	touched []int32
+}
+
+var scorePool = sync.Pool{New: func() any { return new(scoreBuf) }}
 
 // matcher evaluates a memory.Filter against index entries.
 type matcher struct {

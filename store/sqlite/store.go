@@ -65,32 +65,35 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
-	// The writer gets a 16 MiB page cache; readers, which the in-process
-	// index spares most page reads, 2 MiB each.
+	// The writer gets a 64 MiB page cache (the graph indexes of a large
+	// bank take random inserts); readers, which the in-process index spares
+	// most page reads, 2 MiB each.
 	dsn := func(txlock string, cacheKiB int) string {
 		q := url.Values{}
 		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", DefaultBusyTimeout.Milliseconds()))
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_pragma", "synchronous(NORMAL)")
+		// Statement and savepoint journals in memory: on disk they cost a
+		// write call per page a multi-row statement touches (measured: 40k
+		// writes for 2,000 facts).
+		q.Add("_pragma", "temp_store(MEMORY)")
+		// Checkpoint every 40 MiB of WAL rather than 4: pages rewritten by
+		// consecutive commits reach the database file once.
+		q.Add("_pragma", "wal_autocheckpoint(10000)")
 		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
 		q.Set("_txlock", txlock)
 		return "file:" + path + "?" + q.Encode()
 	}
-	wdb, err := sql.Open("sqlite", dsn("immediate", 16<<10))
+	wdb, err := sql.Open("sqlite", dsn("immediate", 64<<10))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	wdb.SetMaxOpenConns(1)
 	wdb.SetConnMaxIdleTime(0)
 	s := &Store{path: path, wdb: wdb, Now: time.Now, indexes: map[string]*bankIndex{}}
-	// Page size and WAL are properties of the file; set them through the
-	// writer. 16 KiB pages (effective only on a new file) hold a fact row
-	// with its embedding in one page, which quarters the frames, and so
-	// the write calls, of every commit.
-	if _, err := wdb.ExecContext(ctx, "PRAGMA page_size=16384"); err != nil {
-		wdb.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
+	// WAL is a property of the file; set it through the writer. (The page
+	// size stays SQLite's 4 KiB: 16 KiB pages were measured 10% slower on
+	// ingest, as random index inserts dirty whole pages.)
 	if _, err := wdb.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open %s: enable WAL: %w", path, err)

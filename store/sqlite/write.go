@@ -405,8 +405,24 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 		}
 	}
 	if len(w.Links) > 0 {
+		inBatch := make(map[string]bool, len(w.Facts))
+		for _, f := range w.Facts {
+			inBatch[f.ID] = true
+		}
 		rows := make([][]any, len(w.Links))
 		for i, l := range w.Links {
+			if !inBatch[l.FromID] {
+				// A link from a fact of an earlier batch.
+				var one int
+				err := tx.QueryRowContext(ctx, `SELECT 1 FROM facts WHERE bank_id = ? AND id = ?`, bank, l.FromID).Scan(&one)
+				if errors.Is(err, sql.ErrNoRows) {
+					return memory.Errorf(memory.EINVALID, "link from unknown fact %s", l.FromID)
+				}
+				if err != nil {
+					return err
+				}
+				inBatch[l.FromID] = true
+			}
 			rows[i] = []any{bank, l.FromID, l.ToID, string(l.Kind), l.EntityID, l.Weight}
 		}
 		if err := bulkInsert(ctx, tx, `INSERT INTO links (bank_id, from_id, to_id, kind, entity_id, weight)`,

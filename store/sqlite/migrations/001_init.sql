@@ -115,9 +115,8 @@ CREATE TABLE entity_aliases (
     norm      TEXT NOT NULL,
     entity_id TEXT NOT NULL,
     alias     TEXT NOT NULL,
-    PRIMARY KEY (bank_id, norm, entity_id),
-    FOREIGN KEY (bank_id, entity_id) REFERENCES entities(bank_id, id) ON DELETE CASCADE
-);
+    PRIMARY KEY (bank_id, norm, entity_id)
+) WITHOUT ROWID;
 CREATE INDEX entity_aliases_entity ON entity_aliases(bank_id, entity_id);
 
 -- seq is the fact's ingestion order, so "an entity's newest facts" is one
@@ -127,18 +126,17 @@ CREATE TABLE entity_refs (
     fact_id   TEXT NOT NULL,
     entity_id TEXT NOT NULL,
     seq       INTEGER NOT NULL,
-    PRIMARY KEY (bank_id, fact_id, entity_id),
-    FOREIGN KEY (bank_id, fact_id) REFERENCES facts(bank_id, id) ON DELETE CASCADE
-);
+    PRIMARY KEY (bank_id, fact_id, entity_id)
+) WITHOUT ROWID;
 CREATE INDEX entity_refs_entity ON entity_refs(bank_id, entity_id, seq);
 
 CREATE TABLE cooccurrences (
-    bank_id  TEXT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+    bank_id  TEXT NOT NULL,
     entity_a TEXT NOT NULL,
     entity_b TEXT NOT NULL,
     count    INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (bank_id, entity_a, entity_b)
-);
+) WITHOUT ROWID;
 
 CREATE TABLE relations (
     bank_id    TEXT NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
@@ -164,9 +162,8 @@ CREATE TABLE links (
     kind      TEXT NOT NULL,
     entity_id TEXT NOT NULL DEFAULT '',
     weight    REAL NOT NULL DEFAULT 1,
-    PRIMARY KEY (bank_id, from_id, kind, to_id, entity_id),
-    FOREIGN KEY (bank_id, from_id) REFERENCES facts(bank_id, id) ON DELETE CASCADE
-);
+    PRIMARY KEY (bank_id, from_id, kind, to_id, entity_id)
+) WITHOUT ROWID;
 CREATE INDEX links_to ON links(bank_id, to_id);
 
 CREATE TABLE observations (
