@@ -35,7 +35,7 @@ type bankIndex struct {
 	created int64 // the bank's created_at: its identity across delete and create
 	version int64
 	maxPK   int64
-	meta    []indexEntry  // by slot
+	meta    []indexEntry // by slot
 	// state mirrors each slot's liveness, vector, status and sensitivity
 	// in one byte, so a scan with the zero filter reads 1 byte a slot
 	// instead of its whole entry (measured at 100k facts: the entry walk
@@ -43,9 +43,9 @@ type bankIndex struct {
 	state []uint8
 	// length is each slot's word count, for BM25's length norm.
 	length []int32
-	pos     map[int64]int // fact pk → slot
-	byID    map[string]int
-	live    int
+	pos    map[int64]int // fact pk → slot
+	byID   map[string]int
+	live   int
 
 	// vecs holds slot i's vector at vecs[i/vecBlock][(i%vecBlock)*dim:]:
 	// contiguous blocks for the scan, without the copy of a growing slice.
