@@ -34,19 +34,18 @@ func (p *Pipeline) graph(ctx context.Context, q memory.Query, a *analysis, fused
 			seeds[i] = fused[i].id
 			seedW[fused[i].id] = fused[i].score / top
 		}
-		links, err := p.Store.Links(ctx, q.BankID, seeds, memory.LinkTemporal, memory.LinkEntity)
-		if err != nil {
-			return nil, fmt.Errorf("graph links: %w", err)
-		}
-		for _, l := range links {
-			kw := temporalLinkWeight
-			if l.Kind == memory.LinkEntity {
-				kw = entityLinkWeight
-			}
-			add(l.ToID, seedW[l.FromID]*l.Weight*kw)
-		}
+		// The two hops are independent: links in the background while the
+		// entity expansion runs here.
+		var links []memory.Link
+		var linkErr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			links, linkErr = p.Store.Links(ctx, q.BankID, seeds, memory.LinkTemporal, memory.LinkEntity)
+		}()
 		refs, err := p.Store.EntityRefs(ctx, q.BankID, seeds)
 		if err != nil {
+			<-done
 			return nil, fmt.Errorf("graph entity refs: %w", err)
 		}
 		entW := map[string]float64{}
@@ -56,8 +55,20 @@ func (p *Pipeline) graph(ctx context.Context, q memory.Query, a *analysis, fused
 		for _, r := range refs {
 			entW[r.EntityID] += seedW[r.FactID]
 		}
-		if err := p.expandEntities(ctx, q, entW, add); err != nil {
+		err = p.expandEntities(ctx, q, entW, add)
+		<-done
+		if err != nil {
 			return nil, err
+		}
+		if linkErr != nil {
+			return nil, fmt.Errorf("graph links: %w", linkErr)
+		}
+		for _, l := range links {
+			kw := temporalLinkWeight
+			if l.Kind == memory.LinkEntity {
+				kw = entityLinkWeight
+			}
+			add(l.ToID, seedW[l.FromID]*l.Weight*kw)
 		}
 	} else if len(a.entities) > 0 {
 		entW := map[string]float64{}

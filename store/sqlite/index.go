@@ -34,8 +34,14 @@ type bankIndex struct {
 	dim     int
 	created int64 // the bank's created_at: its identity across delete and create
 	version int64
-	maxPK   int64
-	meta    []indexEntry // by slot
+	// lifeGen is the generation of the lifecycle columns cached in the
+	// entries: an entry's are current only when its lifeGen equals it.
+	// Any lifecycle change the index cannot follow starts a generation.
+	lifeGen int64
+	// accessVersion is the bank's access counter the cache reflects.
+	accessVersion int64
+	maxPK         int64
+	meta          []indexEntry // by slot
 	// state mirrors each slot's liveness, vector, status and sensitivity
 	// in one byte, so a scan with the zero filter reads 1 byte a slot
 	// instead of its whole entry (measured at 100k facts: the entry walk
@@ -79,10 +85,10 @@ type indexEntry struct {
 	eventTime int64 // µs; noTime when unknown
 	tags      []string
 	body      string // only while being added
-	// fact is the fact's immutable part (text, provenance, event times)
-	// without its embedding; Store.Facts overlays the lifecycle columns,
-	// which it reads from the file.
-	fact *memory.Fact
+	// fact is the fact without its embedding. Its lifecycle columns are
+	// current only while lifeGen equals the index's.
+	fact    *memory.Fact
+	lifeGen int64
 }
 
 // vecBlock is the number of vectors per block of bankIndex.vecs.
@@ -159,7 +165,7 @@ func newIndexEntry(pk int64, f *memory.Fact) indexEntry {
 }
 
 func newBankIndex() *bankIndex {
-	return &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1}
+	return &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1, lifeGen: 1}
 }
 
 // add indexes one fact.
@@ -209,6 +215,7 @@ func (x *bankIndex) add(e indexEntry) {
 	x.totalLen += int64(e.length)
 	x.pos[e.pk] = int(slot)
 	x.byID[e.id] = int(slot)
+	e.lifeGen = x.lifeGen // written or read just now
 	x.meta = append(x.meta, e)
 	x.setState(int(slot))
 	x.live++
@@ -305,13 +312,16 @@ func (s *Store) applyIndexChange(bank string, version int64, c *indexChange) {
 	}
 	x.apply(c)
 	x.version = version
+	if c.lifecycle {
+		x.lifeGen++ // reinforcements and supersessions: reread
+	}
 }
 
 // index returns the bank's search index, loading or refreshing it from the
 // file when it does not reflect the bank's current version.
 func (s *Store) index(ctx context.Context, bank string) (*bankIndex, error) {
-	var version, created int64
-	err := s.rdb.QueryRowContext(ctx, `SELECT version, created_at FROM banks WHERE id = ?`, bank).Scan(&version, &created)
+	var version, created, access int64
+	err := s.rdb.QueryRowContext(ctx, `SELECT version, created_at, access_version FROM banks WHERE id = ?`, bank).Scan(&version, &created, &access)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unknownBank(bank)
 	}
@@ -330,13 +340,18 @@ func (s *Store) index(ctx context.Context, bank string) (*bankIndex, error) {
 	s.mu.Unlock()
 
 	x.mu.RLock()
-	fresh := x.version == version
+	fresh := x.version == version && x.accessVersion == access
 	x.mu.RUnlock()
 	if fresh {
 		return x, nil
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.accessVersion != access {
+		// Accesses recorded elsewhere: cached counts are void.
+		x.accessVersion = access
+		x.lifeGen++
+	}
 	if x.version == version {
 		return x, nil
 	}
@@ -356,6 +371,7 @@ func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
 		return err
 	}
 	defer tx.Rollback()
+	x.lifeGen++ // another writer may have changed any fact's lifecycle
 	var version int64
 	if err := tx.QueryRowContext(ctx, `SELECT version FROM banks WHERE id = ?`, bank).Scan(&version); err != nil {
 		return err

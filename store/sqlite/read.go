@@ -70,9 +70,12 @@ func scanFact(bank string, r interface{ Scan(...any) error }, extra ...any) (*me
 }
 
 // Facts implements memory.Store. A fact's text, provenance and event
-// times never change once written, so they come from the bank's index;
-// only the columns that do change (lifecycle and validity) are read from
-// the file.
+// times never change once written, so they come from the bank's index.
+// Its lifecycle columns (access and reinforcement counts, status,
+// validity) do change: the index keeps them too, but trusts them only
+// while they are current — the bank's access counter and change counter
+// tell it when another process (or a write it could not follow) changed
+// them, and it then reads them again from the file.
 func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error) {
 	x, err := s.index(ctx, bankID)
 	if err != nil {
@@ -83,8 +86,9 @@ func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memo
 	}
 	byPK := make(map[int64]*memory.Fact, len(ids))
 	out := make([]*memory.Fact, 0, len(ids))
-	pks := make([]int64, 0, len(ids))
+	var stale []int64 // pks whose lifecycle must be read
 	x.mu.RLock()
+	gen, av := x.lifeGen, x.accessVersion
 	for _, id := range ids {
 		slot, ok := x.byID[id]
 		if !ok {
@@ -97,30 +101,21 @@ func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memo
 		f := *e.fact
 		f.Tags = slices.Clone(f.Tags)
 		byPK[e.pk] = &f
-		pks = append(pks, e.pk)
 		out = append(out, &f)
+		if e.lifeGen != gen {
+			stale = append(stale, e.pk)
+		}
 	}
 	x.mu.RUnlock()
-	if len(pks) == 0 {
+	if len(stale) == 0 {
 		return out, nil
 	}
-	// The pks are integers the store made, so they are written into the
-	// statement: a literal IN list is the cheapest lookup SQLite has.
-	var in strings.Builder
-	for i, pk := range pks {
-		if i > 0 {
-			in.WriteByte(',')
-		}
-		in.WriteString(strconv.FormatInt(pk, 10))
-	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT pk, access_count, last_accessed, reinforcement_count, decay_score, importance,
-		status, superseded_by, valid_to, expired_at, consolidated_at, expires_at
-		FROM facts WHERE pk IN (`+in.String()+`)`)
+	rows, err := s.lifecycleRows(ctx, stale)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	found := make(map[int64]bool, len(pks))
+	found := make(map[int64]bool, len(stale))
 	for rows.Next() {
 		var pk int64
 		var lastAcc, validTo, expired, cons, expires sql.NullInt64
@@ -142,17 +137,88 @@ func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memo
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(found) < len(out) {
+	x.mu.Lock()
+	// Keep what was read unless the lifecycle changed meanwhile.
+	if x.lifeGen == gen && x.accessVersion == av {
+		for _, pk := range stale {
+			if slot, ok := x.pos[pk]; ok && found[pk] {
+				e := &x.meta[slot]
+				setLifecycle(e.fact, byPK[pk])
+				e.lifeGen = gen
+			}
+		}
+	}
+	x.mu.Unlock()
+	if len(found) < len(stale) {
 		// Deleted by another process since the index last looked: leave out.
 		kept := out[:0]
-		for i, f := range out {
-			if found[pks[i]] {
+		for _, f := range out {
+			if pk, ok := pkOf(x, f.ID); !ok || found[pk] || !slices.Contains(stale, pk) {
 				kept = append(kept, f)
 			}
 		}
 		out = kept
 	}
 	return out, nil
+}
+
+// pkOf returns the pk of a fact id in the index.
+func pkOf(x *bankIndex, id string) (int64, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	slot, ok := x.byID[id]
+	if !ok {
+		return 0, false
+	}
+	return x.meta[slot].pk, true
+}
+
+// setLifecycle copies the lifecycle columns of src into dst.
+func setLifecycle(dst, src *memory.Fact) {
+	dst.AccessCount, dst.LastAccessed, dst.ReinforcementCount, dst.DecayScore, dst.Importance = src.AccessCount, src.LastAccessed, src.ReinforcementCount, src.DecayScore, src.Importance
+	dst.Status, dst.SupersededBy, dst.ValidTo, dst.ExpiredAt = src.Status, src.SupersededBy, src.ValidTo, src.ExpiredAt
+	dst.ConsolidatedAt, dst.ExpiresAt = src.ConsolidatedAt, src.ExpiresAt
+}
+
+// lifecycleChunk is the number of pks one prepared lifecycle lookup takes.
+const lifecycleChunk = 128
+
+const lifecycleSQL = `SELECT pk, access_count, last_accessed, reinforcement_count, decay_score, importance,
+	status, superseded_by, valid_to, expired_at, consolidated_at, expires_at FROM facts WHERE pk IN `
+
+// lifecycleRows reads the lifecycle columns of the facts with the given
+// pks. Up to lifecycleChunk pks go through one statement prepared once
+// (padded with pk 0, which no fact has): preparing a statement per call
+// cost more than the lookup itself. More pks are spelled into the
+// statement, which is safe: they are integers the store made.
+func (s *Store) lifecycleRows(ctx context.Context, pks []int64) (*sql.Rows, error) {
+	if len(pks) > lifecycleChunk {
+		var in strings.Builder
+		in.WriteByte('(')
+		for i, pk := range pks {
+			if i > 0 {
+				in.WriteByte(',')
+			}
+			in.WriteString(strconv.FormatInt(pk, 10))
+		}
+		in.WriteByte(')')
+		return s.rdb.QueryContext(ctx, lifecycleSQL+in.String())
+	}
+	s.lifecycleOnce.Do(func() {
+		s.lifecycleStmt, s.lifecycleErr = s.rdb.PrepareContext(context.Background(),
+			lifecycleSQL+"("+strings.TrimSuffix(strings.Repeat("?,", lifecycleChunk), ",")+")")
+	})
+	if s.lifecycleErr != nil {
+		return nil, s.lifecycleErr
+	}
+	args := make([]any, lifecycleChunk)
+	for i := range args {
+		args[i] = int64(0)
+		if i < len(pks) {
+			args[i] = pks[i]
+		}
+	}
+	return s.lifecycleStmt.QueryContext(ctx, args...)
 }
 
 // DocumentByItem implements memory.Store.
@@ -496,15 +562,48 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 
 // RecordAccess implements memory.Store.
 func (s *Store) RecordAccess(ctx context.Context, bankID string, factIDs []string, at time.Time) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		if err := requireBank(ctx, tx, bankID); err != nil {
+	var av int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `UPDATE banks SET access_version = access_version + 1 WHERE id = ? RETURNING access_version`, bankID).Scan(&av)
+		if errors.Is(err, sql.ErrNoRows) {
+			return unknownBank(bankID)
+		}
+		if err != nil {
 			return err
 		}
 		inIDs, args := in(factIDs, at.UnixMicro(), bankID)
-		_, err := tx.ExecContext(ctx, `UPDATE facts SET access_count = access_count + 1, last_accessed = ?
+		_, err = tx.ExecContext(ctx, `UPDATE facts SET access_count = access_count + 1, last_accessed = ?
 			WHERE bank_id = ? AND id IN `+inIDs, args...)
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	// Follow the change in the index, if it saw every access before it.
+	s.mu.Lock()
+	x := s.indexes[bankID]
+	s.mu.Unlock()
+	if x == nil {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.accessVersion != av-1 {
+		return nil // the next index check sees the gap and rereads
+	}
+	x.accessVersion = av
+	at = at.UTC().Truncate(time.Microsecond)
+	seen := make(map[int]bool, len(factIDs))
+	for _, id := range factIDs {
+		if slot, ok := x.byID[id]; ok && !seen[slot] {
+			seen[slot] = true
+			if e := &x.meta[slot]; e.lifeGen == x.lifeGen {
+				e.fact.AccessCount++
+				e.fact.LastAccessed = at
+			}
+		}
+	}
+	return nil
 }
 
 // Stats implements memory.Store.

@@ -51,6 +51,10 @@ type Store struct {
 
 	mu      sync.Mutex
 	indexes map[string]*bankIndex // by bank id
+
+	lifecycleOnce sync.Once
+	lifecycleStmt *sql.Stmt
+	lifecycleErr  error
 }
 
 // Open opens (creating if needed) the SQLite database at path, applies
@@ -115,7 +119,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error {
-	return errors.Join(s.rdb.Close(), s.wdb.Close())
+	var err error
+	if s.lifecycleStmt != nil {
+		err = s.lifecycleStmt.Close()
+	}
+	return errors.Join(err, s.rdb.Close(), s.wdb.Close())
 }
 
 // Path returns the database file path.

@@ -16,6 +16,8 @@ type indexChange struct {
 	added   []indexEntry
 	removed []int64 // fact rowids
 	status  map[int64]memory.Status
+	// lifecycle: existing facts' lifecycle columns changed.
+	lifecycle bool
 }
 
 // Write implements memory.Store.
@@ -448,6 +450,7 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 
 // writeLifecycle applies reinforcements and supersessions to existing facts.
 func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch, change *indexChange) error {
+	change.lifecycle = len(w.Reinforce) > 0 || len(w.Supersede) > 0
 	for _, id := range w.Reinforce {
 		r, err := tx.ExecContext(ctx, `UPDATE facts SET reinforcement_count = reinforcement_count + 1 WHERE bank_id = ? AND id = ?`, w.BankID, id)
 		if err != nil {

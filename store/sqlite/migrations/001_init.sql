@@ -12,6 +12,9 @@ CREATE TABLE banks (
     -- version counts writes that change facts, so another process's vector
     -- index can tell it is stale; next_seq is the next fact's ingestion order.
     version    INTEGER NOT NULL DEFAULT 0,
+    -- access_version counts recorded accesses, so an index can tell that
+    -- the access counts it holds are stale.
+    access_version INTEGER NOT NULL DEFAULT 0,
     next_seq   INTEGER NOT NULL DEFAULT 1,
     created_at INTEGER NOT NULL
 );
