@@ -12,6 +12,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -70,4 +71,19 @@ func perSecond(n int, d time.Duration) float64 {
 		return 0
 	}
 	return float64(n) / d.Seconds()
+}
+
+// retainTimed retains one request and returns the facts it stored and the
+// wall time the call took.
+func retainTimed(ctx context.Context, eng Engine, req memory.RetainRequest) (int, time.Duration, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	res, err := eng.Retain(ctx, req)
+	took := time.Since(start)
+	if err != nil {
+		return 0, took, fmt.Errorf("retain %s: %w", req.ItemID, err)
+	}
+	return res.Facts, took, nil
 }

@@ -105,17 +105,13 @@ func RunLoCoMo(ctx context.Context, eng Engine, data *LoCoMo, opts LoCoMoOptions
 			return nil, fmt.Errorf("create bank %s: %w", opts.BankPrefix+c.ID, err)
 		}
 		for _, req := range c.RetainRequests(bank.ID) {
-			if err := ctx.Err(); err != nil {
+			facts, took, err := retainTimed(ctx, eng, req)
+			r.IngestTime += took
+			if err != nil {
 				return nil, err
 			}
-			start := time.Now()
-			res, err := eng.Retain(ctx, req)
-			r.IngestTime += time.Since(start)
-			if err != nil {
-				return nil, fmt.Errorf("retain %s: %w", req.ItemID, err)
-			}
 			r.Sessions++
-			r.Facts += res.Facts
+			r.Facts += facts
 			step()
 		}
 		for _, q := range c.Queries {

@@ -213,17 +213,13 @@ func RunSynthetic(ctx context.Context, eng Engine, opts SyntheticOptions) (*Synt
 		}
 	} else {
 		for _, req := range reqs {
-			if err := ctx.Err(); err != nil {
+			facts, took, err := retainTimed(ctx, eng, req)
+			r.IngestTime += took
+			if err != nil {
 				return nil, err
 			}
-			start := time.Now()
-			res, err := eng.Retain(ctx, req)
-			r.IngestTime += time.Since(start)
-			if err != nil {
-				return nil, fmt.Errorf("retain %s: %w", req.ItemID, err)
-			}
 			r.Documents++
-			r.Facts += res.Facts
+			r.Facts += facts
 			step()
 		}
 	}

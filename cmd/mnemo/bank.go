@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/spf13/cobra"
 )
@@ -27,11 +26,10 @@ func newBankCmd(g *globals) *cobra.Command {
 		Short: "Create a bank",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := g.open(cmd.Context(), mnemo.Config{})
+			eng, err := g.engine(cmd)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
 			b, err := eng.CreateBank(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -47,11 +45,10 @@ func newBankCmd(g *globals) *cobra.Command {
 		Short: "List banks",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := g.open(cmd.Context(), mnemo.Config{})
+			eng, err := g.engine(cmd)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
 			banks, err := eng.Banks(cmd.Context())
 			if err != nil {
 				return err
@@ -73,11 +70,10 @@ func newBankCmd(g *globals) *cobra.Command {
 		Short: "Delete a bank and everything in it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := g.open(cmd.Context(), mnemo.Config{})
+			eng, err := g.engine(cmd)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
 			if err := eng.DeleteBank(cmd.Context(), args[0]); err != nil {
 				return err
 			}

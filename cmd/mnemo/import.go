@@ -63,11 +63,10 @@ imported, and the command exits with status 6.`,
 			default:
 				return usagef("unknown --format %q: use jsonl or locomo", format)
 			}
-			eng, err := g.open(cmd.Context(), mnemo.Config{})
+			eng, err := g.engine(cmd)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
 			rep, err := eng.Import(cmd.Context(), reqs, mnemo.ImportOptions{CreateBanks: createBanks, Progress: g.progress(g.stderr, "importing")})
 			if err != nil {
 				return err

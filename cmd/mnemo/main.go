@@ -36,9 +36,10 @@ func main() {
 // run executes one mnemo command line and returns its exit code. It is the
 // whole program minus the process: tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd := newRootCmd(stdin, stdout, stderr)
+	cmd, g := newRootCmd(stdin, stdout, stderr)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
+	err = errors.Join(err, g.closeEngine())
 	if err == nil {
 		return exitOK
 	}

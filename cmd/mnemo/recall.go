@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/spf13/cobra"
 )
@@ -34,11 +33,10 @@ func newRecallCmd(g *globals) *cobra.Command {
 		Short: "Recall what is relevant to a query",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := g.open(cmd.Context(), mnemo.Config{})
+			eng, err := g.engine(cmd)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
 			rec, err := eng.Recall(cmd.Context(), memory.Query{
 				BankID: g.bank, Text: strings.Join(args, " "), Limit: limit, Budget: budget, Explain: explain,
 			})

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/spf13/cobra"
@@ -31,11 +30,10 @@ func newRetainCmd(g *globals) *cobra.Command {
 				}
 				req.At = t
 			}
-			eng, err := g.open(cmd.Context(), mnemo.Config{})
+			eng, err := g.engine(cmd)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
 			res, err := eng.Retain(cmd.Context(), req)
 			if err != nil {
 				return err

@@ -20,6 +20,8 @@ type globals struct {
 	bank string
 	json bool
 
+	opened *mnemo.Engine // by engine, closed after the command
+
 	stdin          io.Reader
 	stdout, stderr io.Writer
 }
@@ -55,7 +57,7 @@ func defaultDB() string {
 	return filepath.Join(dir, "mnemo", "mnemo.db")
 }
 
-func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *globals) {
 	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:           "mnemo",
@@ -71,7 +73,28 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.bank, "bank", "default", "memory bank")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print JSON")
 	root.AddCommand(newBankCmd(g), newRetainCmd(g), newImportCmd(g), newRecallCmd(g), newStatsCmd(g), newBenchCmd(g))
-	return root
+	return root, g
+}
+
+// engine opens the engine on the global database for one command and
+// closes it when the command ends (see newRootCmd's PersistentPostRunE).
+func (g *globals) engine(cmd *cobra.Command) (*mnemo.Engine, error) {
+	eng, err := g.open(cmd.Context(), mnemo.Config{})
+	if err != nil {
+		return nil, err
+	}
+	g.opened = eng
+	return eng, nil
+}
+
+// closeEngine closes the engine a command opened, if any.
+func (g *globals) closeEngine() error {
+	if g.opened == nil {
+		return nil
+	}
+	err := g.opened.Close()
+	g.opened = nil
+	return err
 }
 
 // open opens the engine on the global database.

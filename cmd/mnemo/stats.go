@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/mnemo-ai/mnemo"
 	"github.com/spf13/cobra"
 )
 
@@ -13,11 +12,10 @@ func newStatsCmd(g *globals) *cobra.Command {
 		Short: "Count what a bank holds",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := g.open(cmd.Context(), mnemo.Config{})
+			eng, err := g.engine(cmd)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
 			st, err := eng.Stats(cmd.Context(), g.bank)
 			if err != nil {
 				return err
