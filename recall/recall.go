@@ -30,7 +30,8 @@ const (
 	DefaultGraphSeeds = 8
 	// DefaultEntityFanout bounds the facts fetched per expanded entity.
 	DefaultEntityFanout = 32
-	// DefaultRecencyHalfLife: event recency exp(-hours/72) (seed 000, Robothor).
+	// DefaultRecencyHours is the time constant of event recency
+	// exp(-hours/72) (seed 000; Robothor's 72 h).
 	DefaultRecencyHours = 72.0
 	// DefaultKeywordFloor: keyword hits under half the best keyword score
 	// are not keyword evidence (measured on LoCoMo dev: R@10 0.664 → 0.68,
@@ -50,8 +51,8 @@ type Weights struct {
 	Temporal float64
 }
 
-// DefaultWeights were measured on the LoCoMo dev split (see docs/ and the
-// closing notes of the recall work): keyword search carries most of the
+// DefaultWeights were measured on the LoCoMo dev split (docs/recall.md):
+// keyword search carries most of the
 // signal on conversational memory; the hashed embedding and the graph add
 // to it at lower weight.
 var DefaultWeights = Weights{Semantic: 0.1, Keyword: 1.0, Graph: 0.4, Temporal: 0.3}
