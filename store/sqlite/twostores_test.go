@@ -80,3 +80,42 @@ func TestStore_TwoStoresOneFile(t *testing.T) {
 		t.Errorf("search after supersession: %v %v, want only f1", hits, err)
 	}
 }
+
+// TestStore_FactWithoutEmbedding checks that a fact written with no
+// embedding is found by keyword search whether the bank's index was
+// loaded before the write or after it.
+func TestStore_FactWithoutEmbedding(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateBank(ctx, &memory.Bank{ID: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SearchText(ctx, "k", []string{"anything"}, 10, memory.Filter{}); err != nil { // loads the index
+		t.Fatal(err)
+	}
+	w := &memory.WriteBatch{BankID: "k", Document: &memory.Document{ID: "d", Source: "s", ItemID: "d", ContentHash: "h"},
+		Facts: []*memory.Fact{{ID: "f", Text: "a quiet harbour town"}}}
+	if _, err := s.Write(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*Store{s, mustReopen(t, s)} {
+		hits, err := st.SearchText(ctx, "k", []string{"harbour"}, 10, memory.Filter{})
+		if err != nil || len(hits) != 1 || hits[0].ID != "f" {
+			t.Errorf("SearchText(harbour) = %v, %v; want the fact", hits, err)
+		}
+	}
+}
+
+func mustReopen(t *testing.T, s *Store) *Store {
+	t.Helper()
+	o, err := Open(context.Background(), s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close() })
+	return o
+}
