@@ -73,7 +73,7 @@ func (p *Pipeline) Retain(ctx context.Context, req memory.RetainRequest) (*memor
 var DefaultWorkers = runtime.GOMAXPROCS(0)
 
 // DefaultGroup is how many prepared items RetainMany writes per commit.
-const DefaultGroup = 32
+const DefaultGroup = 128
 
 // RetainMany remembers many items, each with the guarantees of Retain, and
 // reports each one's result or error in order. Items are prepared

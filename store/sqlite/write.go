@@ -334,12 +334,10 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 				tier = memory.TierEpisodic
 			}
 			ents = append(ents, []any{bank, e.ID, e.Name, string(e.Type), toMicro(e.FirstSeen), toMicro(e.LastSeen), u.Mentions, u.Episodes, 1.0, string(tier), e.Contradicted})
-			for _, a := range append([]string{e.Name}, e.Aliases...) {
-				norm := memory.NormalizeName(a)
-				if norm == "" {
-					continue
+			for _, a := range e.Aliases {
+				if norm := memory.NormalizeName(a); norm != "" {
+					aliases = append(aliases, []any{bank, norm, e.ID, a})
 				}
-				aliases = append(aliases, []any{bank, norm, e.ID, a})
 			}
 		}
 		// One prepared upsert per entity: measured faster than a multi-row
@@ -351,14 +349,21 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 				episode_count = episode_count + excluded.episode_count,
 				first_seen = CASE WHEN first_seen IS NULL OR excluded.first_seen < first_seen THEN excluded.first_seen ELSE first_seen END,
 				last_seen = CASE WHEN last_seen IS NULL OR excluded.last_seen > last_seen THEN excluded.last_seen ELSE last_seen END,
-				contradicted = MAX(contradicted, excluded.contradicted)`)
+				contradicted = MAX(contradicted, excluded.contradicted)
+			RETURNING mention_count = ?7 AND episode_count = ?8`)
 		if err != nil {
 			return err
 		}
 		defer ent.Close()
 		for _, row := range ents {
-			if _, err := ent.ExecContext(ctx, row...); err != nil {
+			// The canonical name is an alias from the entity's first upsert
+			// on; later upserts skip the insert.
+			var created bool
+			if err := ent.QueryRowContext(ctx, row...).Scan(&created); err != nil {
 				return fmt.Errorf("upsert entity %s: %w", row[1], err)
+			}
+			if name := row[2].(string); created && memory.NormalizeName(name) != "" {
+				aliases = append(aliases, []any{bank, memory.NormalizeName(name), row[1], name})
 			}
 		}
 		if err := bulkInsert(ctx, tx, `INSERT OR IGNORE INTO entity_aliases (bank_id, norm, entity_id, alias)`, ``, aliases); err != nil {
