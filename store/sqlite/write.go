@@ -230,28 +230,27 @@ func deleteDocument(ctx context.Context, tx *sql.Tx, bank, docID string) ([]int6
 	return ids, nil
 }
 
-const insertFactSQL = `INSERT INTO facts (bank_id, id, seq, document_id, chunk_id, source_ref, text, kind, category,
+const insertFactHead = `INSERT INTO facts (bank_id, id, seq, document_id, chunk_id, source_ref, text, kind, category,
 	confidence, importance, sensitivity, speaker, evidence, tags, embedding,
 	occurred_start, occurred_end, mentioned_at, valid_from, valid_to, created_at, expired_at, event_time,
-	access_count, last_accessed, reinforcement_count, decay_score, status, superseded_by, consolidated_at, expires_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	access_count, last_accessed, reinforcement_count, decay_score, status, superseded_by, consolidated_at, expires_at)`
 
 // writeFacts inserts facts with their full-text rows, assigning Seq.
 func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.Fact, nextSeq *int64, change *indexChange) error {
 	if len(facts) == 0 {
 		return nil
 	}
-	ins, err := tx.PrepareContext(ctx, insertFactSQL)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	ftsRows := make([][]any, 0, len(facts))
 	tok := bankToken(bank)
+	rows := make([][]any, 0, len(facts))
+	byID := make(map[string]*memory.Fact, len(facts))
 	for _, f := range facts {
 		if f.ID == "" {
 			return memory.Errorf(memory.EINVALID, "fact without id")
 		}
+		if byID[f.ID] != nil {
+			return memory.Errorf(memory.ECONFLICT, "fact %s appears twice in the batch", f.ID)
+		}
+		byID[f.ID] = f
 		if f.Status == "" {
 			f.Status = memory.StatusActive
 		}
@@ -264,26 +263,37 @@ func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts [
 		f.BankID = bank
 		f.Seq = *nextSeq
 		*nextSeq++
-		r, err := ins.ExecContext(ctx, bank, f.ID, f.Seq, f.DocumentID, f.ChunkID, f.SourceRef, f.Text, string(f.Kind), string(f.Category),
+		rows = append(rows, []any{bank, f.ID, f.Seq, f.DocumentID, f.ChunkID, f.SourceRef, f.Text, string(f.Kind), string(f.Category),
 			f.Confidence, f.Importance, string(f.Sensitivity), f.Speaker, f.Evidence, stringsJSON(f.Tags), encodeVector(f.Embedding),
 			toMicro(f.OccurredStart), toMicro(f.OccurredEnd), toMicro(f.MentionedAt), toMicro(f.ValidFrom), toMicro(f.ValidTo),
 			toMicro(f.CreatedAt), toMicro(f.ExpiredAt), toMicro(f.EventTime()),
 			f.AccessCount, toMicro(f.LastAccessed), f.ReinforcementCount, f.DecayScore, string(f.Status), f.SupersededBy,
-			toMicro(f.ConsolidatedAt), toMicro(f.ExpiresAt))
-		if err != nil {
-			if isConstraint(err) {
-				return memory.Errorf(memory.ECONFLICT, "fact %s already exists", f.ID)
-			}
-			return fmt.Errorf("insert fact %s: %w", f.ID, err)
-		}
-		rowid, err := r.LastInsertId()
-		if err != nil {
+			toMicro(f.ConsolidatedAt), toMicro(f.ExpiresAt)})
+	}
+	// One multi-row insert per bulkRows facts; RETURNING gives each its pk.
+	pks := make(map[string]int64, len(facts))
+	err := bulkQuery(ctx, tx, insertFactHead, ` RETURNING pk, id`, rows, func(r *sql.Rows) error {
+		var pk int64
+		var id string
+		if err := r.Scan(&pk, &id); err != nil {
 			return err
 		}
-		ftsRows = append(ftsRows, []any{rowid, tok, ftsBody(f)})
+		pks[id] = pk
+		return nil
+	})
+	if err != nil {
+		if isConstraint(err) {
+			return memory.Errorf(memory.ECONFLICT, "a fact of the batch already exists")
+		}
+		return fmt.Errorf("insert facts: %w", err)
+	}
+	ftsRows := make([][]any, 0, len(facts))
+	for _, f := range facts {
+		pk := pks[f.ID]
+		ftsRows = append(ftsRows, []any{pk, tok, ftsBody(f)})
 		// Every fact enters the index: keyword search covers facts with no
 		// embedding too.
-		change.added = append(change.added, newIndexEntry(rowid, f))
+		change.added = append(change.added, newIndexEntry(pk, f))
 	}
 	if err := bulkInsert(ctx, tx, `INSERT INTO facts_fts (rowid, bank, body)`, ``, ftsRows); err != nil {
 		return fmt.Errorf("index facts: %w", err)
@@ -491,6 +501,33 @@ func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteB
 	return nil
 }
 
+// bulkQuery is bulkInsert for statements that return rows (RETURNING):
+// each returned row is handed to scan.
+func bulkQuery(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any, scan func(*sql.Rows) error) error {
+	for len(rows) > 0 {
+		n := min(len(rows), bulkRows)
+		q, args := bulkStatement(head, tail, rows[:n])
+		r, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		for r.Next() {
+			if err := scan(r); err != nil {
+				r.Close()
+				return err
+			}
+		}
+		if err := r.Close(); err != nil {
+			return err
+		}
+		if err := r.Err(); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
 // bulkRows bounds the rows of one multi-row INSERT (and so its bound
 // parameters, well under SQLite's limit).
 const bulkRows = 256
@@ -501,29 +538,36 @@ const bulkRows = 256
 func bulkInsert(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any) error {
 	for len(rows) > 0 {
 		n := min(len(rows), bulkRows)
-		var b strings.Builder
-		b.WriteString(head)
-		b.WriteString(" VALUES ")
-		args := make([]any, 0, n*len(rows[0]))
-		for i, r := range rows[:n] {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('(')
-			for j := range r {
-				if j > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteByte('?')
-			}
-			b.WriteByte(')')
-			args = append(args, r...)
-		}
-		b.WriteString(tail)
-		if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
+		q, args := bulkStatement(head, tail, rows[:n])
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return err
 		}
 		rows = rows[n:]
 	}
 	return nil
+}
+
+// bulkStatement spells head + " VALUES (?,…),(?,…)…" + tail for rows and
+// returns it with the rows' values as arguments.
+func bulkStatement(head, tail string, rows [][]any) (string, []any) {
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString(" VALUES ")
+	args := make([]any, 0, len(rows)*len(rows[0]))
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for j := range r {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('?')
+		}
+		b.WriteByte(')')
+		args = append(args, r...)
+	}
+	b.WriteString(tail)
+	return b.String(), args
 }
