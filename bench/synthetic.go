@@ -128,7 +128,7 @@ type SyntheticOptions struct {
 
 // syntheticChunk is how many documents RunSynthetic hands a BulkRetainer
 // per call.
-const syntheticChunk = 256
+const syntheticChunk = 1024
 
 // BulkRetainer is an Engine that can retain many items in one call, each
 // with Retain's guarantees (*mnemo.Engine is one). RunSynthetic uses it
