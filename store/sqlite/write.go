@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mnemo-ai/mnemo/memory"
@@ -25,8 +26,12 @@ func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteR
 	var a applied
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		a, err = s.apply(ctx, tx, w)
-		return err
+		if a, err = s.apply(ctx, tx, w); err != nil || a.res.Duplicate {
+			return err
+		}
+		var g graphTotals
+		g.add(w)
+		return g.write(ctx, tx)
 	})
 	if err != nil {
 		return nil, err
@@ -43,6 +48,7 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 	out := make([]memory.WriteOutcome, len(ws))
 	done := make([]applied, len(ws))
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		var g graphTotals
 		for i, w := range ws {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -58,12 +64,15 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 				}
 			} else {
 				done[i] = a
+				if !a.res.Duplicate {
+					g.add(w)
+				}
 			}
 			if _, err := tx.ExecContext(ctx, `RELEASE batch`); err != nil {
 				return err
 			}
 		}
-		return nil
+		return g.write(ctx, tx)
 	})
 	for i, w := range ws {
 		switch {
@@ -326,12 +335,12 @@ func (s *Store) writeChunks(ctx context.Context, tx *sql.Tx, bank string, chunks
 	return nil
 }
 
-// writeGraph upserts entities, refs, co-occurrences, links and relations.
-func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
-	bank := w.BankID
-	if len(w.Entities) > 0 {
+// writeEntities upserts entities: counts add up, first/last seen widen,
+// aliases merge.
+func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.EntityUpsert) error {
+	if len(ups) > 0 {
 		var ents, aliases [][]any
-		for _, u := range w.Entities {
+		for _, u := range ups {
 			e := u.Entity
 			if e.ID == "" || e.Name == "" {
 				return memory.Errorf(memory.EINVALID, "entity without id or name")
@@ -380,6 +389,117 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 			return fmt.Errorf("entity aliases: %w", err)
 		}
 	}
+	return nil
+}
+
+// writeCooccurrences adds co-occurrence counts.
+func writeCooccurrences(ctx context.Context, tx *sql.Tx, bank string, cs []memory.Cooccurrence) error {
+	if len(cs) > 0 {
+		type pair struct{ a, b string }
+		counts := map[pair]int{}
+		var order []pair
+		for _, c := range cs {
+			p := pair{c.EntityA, c.EntityB}
+			if p.b < p.a {
+				p.a, p.b = p.b, p.a
+			}
+			if _, ok := counts[p]; !ok {
+				order = append(order, p)
+			}
+			counts[p] += c.Count
+		}
+		rows := make([][]any, len(order))
+		for i, p := range order {
+			rows[i] = []any{bank, p.a, p.b, counts[p]}
+		}
+		if err := bulkInsert(ctx, tx, `INSERT INTO cooccurrences (bank_id, entity_a, entity_b, count)`,
+			` ON CONFLICT (bank_id, entity_a, entity_b) DO UPDATE SET count = count + excluded.count`, rows); err != nil {
+			return fmt.Errorf("co-occurrences: %w", err)
+		}
+	}
+	return nil
+}
+
+// graphTotals gathers the entity upserts and co-occurrences of the
+// batches of one transaction, so each entity and pair is written once per
+// commit instead of once per batch: they are counters, and the sum is the
+// same. Only batches that succeeded are added.
+type graphTotals struct {
+	ents  map[[2]string]*memory.EntityUpsert // by (bank, entity id)
+	order [][2]string
+	cooc  map[string][]memory.Cooccurrence // by bank
+	banks []string
+}
+
+func (g *graphTotals) add(w *memory.WriteBatch) {
+	if g.ents == nil {
+		g.ents, g.cooc = map[[2]string]*memory.EntityUpsert{}, map[string][]memory.Cooccurrence{}
+	}
+	for _, u := range w.Entities {
+		k := [2]string{w.BankID, u.Entity.ID}
+		t := g.ents[k]
+		if t == nil {
+			c := u
+			c.Entity.Aliases = slices.Clone(u.Entity.Aliases)
+			g.ents[k] = &c
+			g.order = append(g.order, k)
+			continue
+		}
+		t.Mentions += u.Mentions
+		t.Episodes += u.Episodes
+		e := u.Entity
+		if !e.FirstSeen.IsZero() && (t.Entity.FirstSeen.IsZero() || e.FirstSeen.Before(t.Entity.FirstSeen)) {
+			t.Entity.FirstSeen = e.FirstSeen
+		}
+		if e.LastSeen.After(t.Entity.LastSeen) {
+			t.Entity.LastSeen = e.LastSeen
+		}
+		t.Entity.Contradicted = t.Entity.Contradicted || e.Contradicted
+		if e.Name != t.Entity.Name {
+			t.Entity.Aliases = append(t.Entity.Aliases, e.Name)
+		}
+		t.Entity.Aliases = append(t.Entity.Aliases, e.Aliases...)
+	}
+	if len(w.Cooccurrences) > 0 {
+		if _, ok := g.cooc[w.BankID]; !ok {
+			g.banks = append(g.banks, w.BankID)
+		}
+		g.cooc[w.BankID] = append(g.cooc[w.BankID], w.Cooccurrences...)
+	}
+}
+
+// write writes the totals inside tx.
+func (g *graphTotals) write(ctx context.Context, tx *sql.Tx) error {
+	byBank := map[string][]memory.EntityUpsert{}
+	var banks []string
+	for _, k := range g.order {
+		if _, ok := byBank[k[0]]; !ok {
+			banks = append(banks, k[0])
+		}
+		byBank[k[0]] = append(byBank[k[0]], *g.ents[k])
+	}
+	for _, b := range banks {
+		if err := writeEntities(ctx, tx, b, byBank[b]); err != nil {
+			return err
+		}
+	}
+	for _, b := range g.banks {
+		if err := writeCooccurrences(ctx, tx, b, g.cooc[b]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeGraph writes refs, links and relations (entities and
+// co-occurrences go through graphTotals).
+func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
+	bank := w.BankID
+	for _, u := range w.Entities {
+		if u.Entity.ID == "" || u.Entity.Name == "" {
+			return memory.Errorf(memory.EINVALID, "entity without id or name")
+		}
+	}
 	if len(w.Refs) > 0 {
 		seqs := make(map[string]int64, len(w.Facts))
 		for _, f := range w.Facts {
@@ -403,29 +523,6 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 		}
 		if err := bulkInsert(ctx, tx, `INSERT OR IGNORE INTO entity_refs (bank_id, fact_id, entity_id, seq)`, ``, rows); err != nil {
 			return fmt.Errorf("entity refs: %w", err)
-		}
-	}
-	if len(w.Cooccurrences) > 0 {
-		type pair struct{ a, b string }
-		counts := map[pair]int{}
-		var order []pair
-		for _, c := range w.Cooccurrences {
-			p := pair{c.EntityA, c.EntityB}
-			if p.b < p.a {
-				p.a, p.b = p.b, p.a
-			}
-			if _, ok := counts[p]; !ok {
-				order = append(order, p)
-			}
-			counts[p] += c.Count
-		}
-		rows := make([][]any, len(order))
-		for i, p := range order {
-			rows[i] = []any{bank, p.a, p.b, counts[p]}
-		}
-		if err := bulkInsert(ctx, tx, `INSERT INTO cooccurrences (bank_id, entity_a, entity_b, count)`,
-			` ON CONFLICT (bank_id, entity_a, entity_b) DO UPDATE SET count = count + excluded.count`, rows); err != nil {
-			return fmt.Errorf("co-occurrences: %w", err)
 		}
 	}
 	if len(w.Links) > 0 {
