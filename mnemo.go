@@ -60,9 +60,11 @@ type Engine struct {
 	now    func() time.Time
 	log    *slog.Logger
 
-	access *accessRecorder
-	closed sync.Once
-	err    error // of the one Close
+	access   *accessRecorder
+	jobs     *jobRunner     // jobs.go
+	sessions *sessionBuffer // session.go
+	closed   sync.Once
+	err      error // of the one Close
 }
 
 // Open opens the store named by cfg and returns a ready Engine.

@@ -66,6 +66,46 @@ type Store interface {
 	// Entities returns the entities with the given ids.
 	Entities(ctx context.Context, bankID string, ids []string) ([]*Entity, error)
 
+	// Relations returns the relations of a bank that match q, ordered by
+	// created_at then id.
+	Relations(ctx context.Context, bankID string, q RelationQuery) ([]*Relation, error)
+	// SupersededBy returns the facts that the given facts superseded
+	// (their SupersededBy is one of factIDs), newest (highest Seq) first.
+	SupersededBy(ctx context.Context, bankID string, factIDs []string) ([]*Fact, error)
+	// SimilarEntities returns up to k entities of type t whose name
+	// embedding has a cosine of at least min with vec, best first.
+	// Entities stored without an embedding are never returned.
+	SimilarEntities(ctx context.Context, bankID string, t EntityType, vec []float32, k int, min float64) ([]EntityHit, error)
+	// Watermark returns the ingest watermark of a source, or ENOTFOUND.
+	Watermark(ctx context.Context, bankID, source string) (*Watermark, error)
+
+	// EnqueueJob stores a new queued job (ID, BankID, Kind, Payload and
+	// CreatedAt set by the caller); ECONFLICT if its id exists.
+	EnqueueJob(ctx context.Context, j *Job) error
+	// ClaimJob marks the oldest queued job of any bank running (one more
+	// attempt, UpdatedAt = at) and returns it; ENOTFOUND when none is
+	// queued. Two callers never claim the same job.
+	ClaimJob(ctx context.Context, at time.Time) (*Job, error)
+	// FinishJob records a claimed job's end: its Status (done, failed or
+	// queued again), Result, Error and UpdatedAt.
+	FinishJob(ctx context.Context, j *Job) error
+	// Job returns one job, or ENOTFOUND.
+	Job(ctx context.Context, bankID, id string) (*Job, error)
+	// Jobs lists a bank's jobs, newest first, at most limit (0: all).
+	Jobs(ctx context.Context, bankID string, limit int) ([]*Job, error)
+	// RequeueJobs puts every running job back in the queue (after a crash
+	// or restart) and returns how many.
+	RequeueJobs(ctx context.Context) (int, error)
+
+	// AppendSession adds messages to a session's buffer, in order, and
+	// returns the buffer's state afterwards.
+	AppendSession(ctx context.Context, bankID, session string, msgs []SessionMessage) (*SessionState, error)
+	// Session returns the buffered messages of a session in order.
+	Session(ctx context.Context, bankID, session string) ([]SessionMessage, error)
+	// Sessions returns the state of every session of the bank with
+	// buffered messages.
+	Sessions(ctx context.Context, bankID string) ([]SessionState, error)
+
 	// RecordAccess adds one access to each fact and sets last_accessed.
 	RecordAccess(ctx context.Context, bankID string, factIDs []string, at time.Time) error
 
@@ -95,14 +135,96 @@ type WriteBatch struct {
 	Supersede []Supersession
 	// Watermark, when set, is stored in the same transaction.
 	Watermark *Watermark
+	// Contradicted marks these entities contradicted (Annie: a
+	// contradicted entity is demoted and never promoted).
+	Contradicted []string
+	// DrainSession, when set, removes the session messages it names in
+	// the same transaction: the document is what they became.
+	DrainSession *SessionDrain
+}
+
+// RelationQuery selects relations. Empty fields match anything; Current
+// keeps only open edges (no ExpiredAt).
+type RelationQuery struct {
+	SubjectID string
+	Predicate string
+	ObjectID  string
+	// EntityID matches relations with the entity at either end.
+	EntityID string
+	Current  bool
+}
+
+// EntityHit is an entity found by similarity with its cosine.
+type EntityHit struct {
+	Entity *Entity
+	Score  float64
+}
+
+// JobStatus is where a queued job is.
+type JobStatus string
+
+const (
+	JobQueued  JobStatus = "queued"
+	JobRunning JobStatus = "running"
+	JobDone    JobStatus = "done"
+	JobFailed  JobStatus = "failed"
+)
+
+// JobRetain is the kind of an asynchronous retain; its payload is a JSON
+// RetainRequest and its result a JSON RetainResult.
+const JobRetain = "retain"
+
+// Job is a unit of queued work, durable in the store: it survives a
+// restart and is claimed by one worker at a time.
+type Job struct {
+	ID        string
+	BankID    string
+	Kind      string
+	Payload   []byte // JSON
+	Status    JobStatus
+	Attempts  int
+	Result    []byte // JSON, when done
+	Error     string // when failed (or the last failed attempt)
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// SessionMessage is one buffered message of a streaming chat session;
+// Seq is assigned by the store, increasing within the session.
+type SessionMessage struct {
+	Seq  int64
+	Role Role // RoleUser or RoleAssistant
+	Message
+}
+
+// SessionState summarises a session's buffer.
+type SessionState struct {
+	Session string
+	// Messages and UserMessages count what is buffered.
+	Messages     int
+	UserMessages int
+	// FirstSeq and LastSeq bound the buffered messages' Seq.
+	FirstSeq, LastSeq int64
+	// LastAt is when the newest buffered message arrived.
+	LastAt time.Time
+}
+
+// SessionDrain names the buffered messages of a session up to and
+// including Seq UpTo.
+type SessionDrain struct {
+	Session string
+	UpTo    int64
 }
 
 // EntityUpsert creates an entity or adds to an existing one: mention and
 // episode counts are added, first_seen/last_seen widened, aliases merged.
 type EntityUpsert struct {
-	Entity   Entity // ID, Name, Type, Aliases, FirstSeen, LastSeen
-	Mentions int
-	Episodes int
+	Entity Entity // ID, Name, Type, Aliases, FirstSeen, LastSeen
+	// Embedding of the entity's name, for SimilarEntities; kept from the
+	// first upsert that has one. Optional.
+	Embedding []float32
+	Mentions  int
+	Episodes  int
 }
 
 // Cooccurrence is a count of how often two entities are mentioned in one
