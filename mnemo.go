@@ -49,6 +49,18 @@ type Config struct {
 	// AccessFlush is how often recall's access records are written; 0
 	// means DefaultAccessFlush, negative disables access recording.
 	AccessFlush time.Duration
+
+	// JobPoll is how often the background worker looks for queued jobs
+	// (retain --async); 0 means DefaultJobPoll, negative runs no worker
+	// (jobs then run only through Engine.RunJobs).
+	JobPoll time.Duration
+	// SessionUserMessages is how many buffered user messages make a
+	// streaming session extract (seed 001: 10); 0 means the default.
+	SessionUserMessages int
+	// SessionIdle is how long a session with buffered messages waits for
+	// more before it is extracted anyway (seed 001: 5 minutes); 0 means
+	// the default, negative disables the idle trigger.
+	SessionIdle time.Duration
 }
 
 // Engine is mnemo: banks, retain and recall over one store. It is safe
@@ -108,6 +120,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		e.access = newAccessRecorder(st, every, now, log)
 	}
+	e.startBackground(cfg) // jobs.go
 	return e, nil
 }
 
@@ -115,9 +128,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // again returns the first call's error.
 func (e *Engine) Close() error {
 	e.closed.Do(func() {
-		var err error
+		err := e.stopBackground() // jobs.go
 		if e.access != nil {
-			err = e.access.close()
+			err = errors.Join(err, e.access.close())
 		}
 		e.err = errors.Join(err, e.store.Close())
 	})
