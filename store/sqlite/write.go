@@ -352,7 +352,11 @@ func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.En
 			if tier == "" {
 				tier = memory.TierEpisodic
 			}
-			ents = append(ents, []any{bank, e.ID, e.Name, string(e.Type), toMicro(e.FirstSeen), toMicro(e.LastSeen), u.Mentions, u.Episodes, 1.0, string(tier), e.Contradicted})
+			var vec any
+			if len(u.Embedding) > 0 {
+				vec = encodeVector(u.Embedding)
+			}
+			ents = append(ents, []any{bank, e.ID, e.Name, string(e.Type), toMicro(e.FirstSeen), toMicro(e.LastSeen), u.Mentions, u.Episodes, 1.0, string(tier), e.Contradicted, vec})
 			for _, a := range e.Aliases {
 				if norm := memory.NormalizeName(a); norm != "" {
 					aliases = append(aliases, []any{bank, norm, e.ID, a})
@@ -361,14 +365,15 @@ func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.En
 		}
 		// One prepared upsert per entity: measured faster than a multi-row
 		// upsert, which SQLite evaluates row by row through a co-routine.
-		ent, err := tx.PrepareContext(ctx, `INSERT INTO entities (bank_id, id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ent, err := tx.PrepareContext(ctx, `INSERT INTO entities (bank_id, id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted, embedding)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (bank_id, id) DO UPDATE SET
 				mention_count = mention_count + excluded.mention_count,
 				episode_count = episode_count + excluded.episode_count,
 				first_seen = CASE WHEN first_seen IS NULL OR excluded.first_seen < first_seen THEN excluded.first_seen ELSE first_seen END,
 				last_seen = CASE WHEN last_seen IS NULL OR excluded.last_seen > last_seen THEN excluded.last_seen ELSE last_seen END,
-				contradicted = MAX(contradicted, excluded.contradicted)
+				contradicted = MAX(contradicted, excluded.contradicted),
+				embedding = COALESCE(embedding, excluded.embedding)
 			RETURNING mention_count = ?7 AND episode_count = ?8`)
 		if err != nil {
 			return err
@@ -455,6 +460,9 @@ func (g *graphTotals) add(w *memory.WriteBatch) {
 			t.Entity.LastSeen = e.LastSeen
 		}
 		t.Entity.Contradicted = t.Entity.Contradicted || e.Contradicted
+		if t.Embedding == nil {
+			t.Embedding = u.Embedding
+		}
 		if e.Name != t.Entity.Name {
 			t.Entity.Aliases = append(t.Entity.Aliases, e.Name)
 		}
@@ -570,6 +578,14 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 // writeLifecycle applies reinforcements and supersessions to existing facts.
 func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch, change *indexChange) error {
 	change.lifecycle = len(w.Reinforce) > 0 || len(w.Supersede) > 0
+	if len(w.Contradicted) > 0 {
+		// Entities new in this batch carry the flag in their upsert; this
+		// marks the ones stored before.
+		inIDs, args := in(w.Contradicted, w.BankID)
+		if _, err := tx.ExecContext(ctx, `UPDATE entities SET contradicted = 1 WHERE bank_id = ? AND id IN `+inIDs, args...); err != nil {
+			return fmt.Errorf("contradicted entities: %w", err)
+		}
+	}
 	for _, id := range w.Reinforce {
 		r, err := tx.ExecContext(ctx, `UPDATE facts SET reinforcement_count = reinforcement_count + 1 WHERE bank_id = ? AND id = ?`, w.BankID, id)
 		if err != nil {

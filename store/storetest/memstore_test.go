@@ -40,6 +40,7 @@ type memBank struct {
 	links      map[memLinkKey]memory.Link
 	relations  map[string]*memory.Relation
 	watermarks map[string]memory.Watermark
+	entVecs    map[string][]float32 // entity id → name embedding
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.
@@ -54,6 +55,7 @@ func (b *memBank) clone() *memBank {
 	c.docs, c.chunks, c.facts, c.entities = maps.Clone(b.docs), maps.Clone(b.chunks), maps.Clone(b.facts), maps.Clone(b.entities)
 	c.refs, c.cooc, c.links = maps.Clone(b.refs), maps.Clone(b.cooc), maps.Clone(b.links)
 	c.relations, c.watermarks = maps.Clone(b.relations), maps.Clone(b.watermarks)
+	c.entVecs = maps.Clone(b.entVecs)
 	return &c
 }
 
@@ -227,6 +229,13 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 	for _, u := range w.Entities {
 		b.upsertEntity(w.BankID, u)
 	}
+	for _, id := range w.Contradicted {
+		if e, ok := b.entities[id]; ok {
+			c := *e
+			c.Contradicted = true
+			b.entities[id] = &c
+		}
+	}
 	for _, r := range w.Refs {
 		b.refs[r] = true
 	}
@@ -283,6 +292,13 @@ func (b *memBank) upsertEntity(bank string, u memory.EntityUpsert) {
 	}
 	c.MentionCount += u.Mentions
 	c.EpisodeCount += u.Episodes
+	c.Contradicted = c.Contradicted || x.Contradicted
+	if _, ok := b.entVecs[x.ID]; !ok && len(u.Embedding) > 0 {
+		if b.entVecs == nil {
+			b.entVecs = map[string][]float32{}
+		}
+		b.entVecs[x.ID] = slices.Clone(u.Embedding)
+	}
 	c.Aliases = slices.Clone(c.Aliases)
 	for _, a := range x.Aliases {
 		n := memory.NormalizeName(a)

@@ -65,6 +65,12 @@ var suite = []struct {
 		{"Replace", testIdempotencyReplace},
 		{"ReplaceSameIDs", testIdempotencyReplaceSameIDs},
 	}},
+	{"Graph", []testCase{
+		{"Relations", testGraphRelations},
+		{"SupersededBy", testGraphSupersededBy},
+		{"SimilarEntities", testGraphSimilarEntities},
+		{"Contradicted", testGraphContradicted},
+	}},
 	{"Atomicity", []testCase{
 		{"DuplicateFactID", testAtomicityDuplicateFactID},
 		{"ExistingFactID", testAtomicityExistingFactID},
