@@ -64,6 +64,17 @@ type Fact struct {
 	// Relations are the relations between entities the fact states; the
 	// fact is their evidence. The heuristic extractor leaves it empty.
 	Relations []Relation
+	// Evidence is a verbatim quote of the content supporting the fact.
+	Evidence string
+	// Causes are causal links from this fact to others of the same
+	// Result, by index. The heuristic extractor leaves it empty.
+	Causes []Cause
+}
+
+// Cause is a causal link from a fact to another fact of the same Result.
+type Cause struct {
+	Fact int             // index in Result.Facts
+	Kind memory.LinkKind // causes, caused_by, enables or prevents
 }
 
 // Entity is an entity a fact mentions, by name; the retain pipeline
@@ -78,6 +89,7 @@ type Entity struct {
 // ("Caroline", "attends", "LGBTQ support group").
 type Relation struct {
 	Subject, Predicate, Object string
+	Confidence                 float64
 }
 
 // Result is what an extractor found in one Input: the raw chunks, and the

@@ -38,6 +38,9 @@ const (
 type Result struct {
 	Fact  *Fact
 	Score float64
+	// Previously are the facts this one superseded, newest first: its
+	// history ("previously: …, changed …").
+	Previously []*Fact
 	// Explain holds, per strategy that found the fact, its 1-based rank
 	// and raw score there; nil unless the query asked to explain.
 	Explain map[string]StrategyScore

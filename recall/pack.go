@@ -32,6 +32,9 @@ func Pack(results []memory.Result, budget int) (string, int) {
 	n := 0
 	for _, r := range results {
 		line := FormatFact(r.Fact) + "\n"
+		for _, old := range r.Previously {
+			line += "  " + FormatPrevious(old) + "\n"
+		}
 		t := CountTokens(line)
 		if used+t > budget {
 			break
@@ -59,5 +62,27 @@ func FormatFact(f *memory.Fact) string {
 		b.WriteString(": ")
 	}
 	b.WriteString(strings.Join(strings.Fields(f.Text), " "))
+	return b.String()
+}
+
+// FormatPrevious renders a fact a result superseded, as a history line
+// under it: "previously: Tom loves Nike shoes (changed 2024-05-15)". The
+// date is when it stopped being true (ValidTo), else when mnemo learned
+// that (ExpiredAt).
+func FormatPrevious(f *memory.Fact) string {
+	var b strings.Builder
+	b.WriteString("previously: ")
+	if f.Speaker != "" {
+		b.WriteString(f.Speaker)
+		b.WriteString(": ")
+	}
+	b.WriteString(strings.Join(strings.Fields(f.Text), " "))
+	changed := f.ValidTo
+	if changed.IsZero() {
+		changed = f.ExpiredAt
+	}
+	if !changed.IsZero() {
+		fmt.Fprintf(&b, " (changed %s)", changed.Format("2006-01-02"))
+	}
 	return b.String()
 }

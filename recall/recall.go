@@ -77,7 +77,88 @@ type Pipeline struct {
 	// only a common word (a speaker's name) gets keyword credit next to
 	// one matching the rare words of the question.
 	KeywordFloor float64
-	Now          func() time.Time
+	// Reranker, when set, reorders the best RerankDepth fused results by
+	// a cross-encoder's scores (DESIGN §5 step 4).
+	Reranker    memory.Reranker
+	RerankDepth int
+	Now         func() time.Time
+}
+
+// DefaultRerankDepth is how many fused results a Reranker reorders.
+const DefaultRerankDepth = 30
+
+// rerank reorders the head of results by the Reranker's scores, keeping
+// the fused order among equal scores and for the tail. When the reranker
+// fails the fused order stands: a correct answer, only less refined.
+func (p *Pipeline) rerank(ctx context.Context, q memory.Query, results []memory.Result) []memory.Result {
+	if p.Reranker == nil || len(results) < 2 {
+		return results
+	}
+	n := p.RerankDepth
+	if n <= 0 {
+		n = DefaultRerankDepth
+	}
+	head := results[:min(n, len(results))]
+	docs := make([]string, len(head))
+	for i, r := range head {
+		docs[i] = FormatFact(r.Fact)
+	}
+	scores, err := p.Reranker.Rerank(ctx, q.Text, docs)
+	if err != nil || len(scores) != len(head) {
+		return results
+	}
+	idx := make([]int, len(head))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case scores[a] > scores[b]:
+			return -1
+		case scores[a] < scores[b]:
+			return 1
+		}
+		return 0
+	})
+	out := make([]memory.Result, 0, len(results))
+	for _, i := range idx {
+		r := head[i]
+		if q.Explain {
+			if r.Explain == nil {
+				r.Explain = map[string]memory.StrategyScore{}
+			}
+			r.Explain[StrategyRerank] = memory.StrategyScore{Rank: len(out) + 1, Score: scores[i]}
+		}
+		out = append(out, r)
+	}
+	return append(out, results[len(head):]...)
+}
+
+// StrategyRerank names the reranker's score in explanations.
+const StrategyRerank = "rerank"
+
+// history attaches to each result the facts it superseded, so a current
+// fact shows what it replaced ("previously: …").
+func (p *Pipeline) history(ctx context.Context, bank string, results []memory.Result) error {
+	if len(results) == 0 {
+		return nil
+	}
+	ids := make([]string, len(results))
+	at := make(map[string]int, len(results))
+	for i, r := range results {
+		ids[i] = r.Fact.ID
+		at[r.Fact.ID] = i
+	}
+	old, err := p.Store.SupersededBy(ctx, bank, ids)
+	if err != nil {
+		return fmt.Errorf("load history: %w", err)
+	}
+	for _, f := range old {
+		if i, ok := at[f.SupersededBy]; ok {
+			results[i].Previously = append(results[i].Previously, f)
+		}
+	}
+	return nil
 }
 
 // cutWeak drops the hits (ordered best first) that score no more than 0
@@ -173,8 +254,12 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 		results = append(results, r)
 	}
 	sortResults(results)
+	results = p.rerank(ctx, q, results)
 	if len(results) > q.Limit {
 		results = results[:q.Limit]
+	}
+	if err := p.history(ctx, q.BankID, results); err != nil {
+		return nil, err
 	}
 	out := &memory.Recollection{Results: results, Analysis: a.QueryAnalysis}
 	out.Context, out.Tokens = Pack(results, q.Budget)

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +45,22 @@ type Pipeline struct {
 	EmbedBatch int
 	// Now is the clock (time.Now).
 	Now func() time.Time
+
+	// Judge, when set, resolves conflicts of new facts against similar
+	// active facts (DESIGN §4 step 6): duplicates are skipped and
+	// reinforce what they repeat; updates and contradictions supersede.
+	// It is the LLM path's; without it nothing is superseded.
+	Judge Judge
+	// ResolveEntities maps extracted names to known entities by alias and
+	// by name-embedding similarity within a type, not only by exact
+	// (type, normalised name); the LLM path turns it on.
+	ResolveEntities bool
+	// ConflictSimilarity, ConflictCandidates, EntitySimilarity and
+	// SemanticLinkSimilarity tune the LLM path; zero means their Default*.
+	ConflictSimilarity     float64
+	ConflictCandidates     int
+	EntitySimilarity       float64
+	SemanticLinkSimilarity float64
 
 	checked sync.Map // bank id → true once the bank's embedder is recorded
 }
@@ -244,8 +261,29 @@ func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memo
 	if err := p.embed(ctx, req.BankID, b.Facts); err != nil {
 		return nil, nil, err
 	}
-	if err := p.graph(ctx, b, ex.Facts); err != nil {
+	xfs := ex.Facts
+	var r *resolution
+	if p.ResolveEntities || p.Judge != nil {
+		r = &resolution{}
+		if err := p.resolveEntities(ctx, req.BankID, xfs, r); err != nil {
+			return nil, nil, err
+		}
+	}
+	if p.Judge != nil {
+		if xfs, err = p.resolveConflicts(ctx, b, xfs, r, now); err != nil {
+			return nil, nil, err
+		}
+	}
+	if r != nil {
+		if err := p.relations(ctx, b, xfs, r, now); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := p.graph(ctx, b, xfs, r); err != nil {
 		return nil, nil, err
+	}
+	if r != nil {
+		p.extraLinks(b, xfs, r)
 	}
 	return b, nil, nil
 }
@@ -367,7 +405,7 @@ func EmbedText(f *memory.Fact) string {
 // which recall expands at query time, so no link is materialised there.
 // The speaker of a fact is not an entity link: in a chat it would only
 // repeat the temporal chain.
-func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact) error {
+func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact, r *resolution) error {
 	type agg struct {
 		up   memory.EntityUpsert
 		last string // id of the latest fact in this batch mentioning it
@@ -384,6 +422,11 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			}
 			typ := entityType(e.Type)
 			eid := memory.EntityID(typ, e.Name)
+			if r != nil {
+				if x, ok := r.ents[entKey{typ, memory.NormalizeName(e.Name)}]; ok {
+					eid = x
+				}
+			}
 			if seen[eid] {
 				continue
 			}
@@ -393,6 +436,11 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			a := ents[eid]
 			if a == nil {
 				a = &agg{up: memory.EntityUpsert{Entity: memory.Entity{ID: eid, Name: e.Name, Type: typ, FirstSeen: t, LastSeen: t}, Episodes: 1}}
+				if r != nil {
+					a.up.Embedding = r.vecs[eid]
+					a.up.Entity.Aliases = r.aliases[eid]
+					a.up.Entity.Contradicted = slices.Contains(b.Contradicted, eid)
+				}
 				ents[eid] = a
 				order = append(order, eid)
 			}
