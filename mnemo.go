@@ -21,6 +21,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/provider"
 	"github.com/mnemo-ai/mnemo/provider/hashembed"
 	"github.com/mnemo-ai/mnemo/recall"
 	"github.com/mnemo-ai/mnemo/retain"
@@ -40,6 +41,20 @@ type Config struct {
 	// Embedder embeds facts and queries; nil means the built-in hashing
 	// embedder (offline, deterministic).
 	Embedder memory.Embedder
+	// LLM, when set, turns on the LLM write path: extraction of rewritten
+	// atomic facts with entities and relations, entity resolution and
+	// conflict resolution (DESIGN §4). Nil means the heuristic extractor
+	// (no network, no key). The engine wraps it in Guard.
+	LLM memory.LLM
+	// Reranker, when set, reorders recall's best results (wrapped in Guard).
+	Reranker memory.Reranker
+	// Guard holds the retries, timeouts, concurrency cap and usage counts
+	// of LLM and Reranker (and of any embedder the caller wrapped with
+	// it); nil means a provider.NewGuard(). Engine.Usage reports it.
+	Guard *provider.Guard
+	// Gates are the LLM extractor's confidence gates; zero means
+	// extract.DefaultGates().
+	Gates *extract.Gates
 	// Weights overrides recall's strategy weights; zero means the defaults.
 	Weights recall.Weights
 	// Now is the clock; nil means time.Now.
@@ -72,6 +87,7 @@ type Engine struct {
 	now    func() time.Time
 	log    *slog.Logger
 
+	guard    *provider.Guard
 	access   *accessRecorder
 	jobs     *jobRunner     // jobs.go
 	sessions *sessionBuffer // session.go
@@ -105,11 +121,30 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if emb == nil {
 		emb = hashembed.New(hashembed.DefaultDimension)
 	}
-	e := &Engine{store: st, now: now, log: log}
-	e.retain = retain.New(st, emb, extract.NewHeuristic())
+	guard := cfg.Guard
+	if guard == nil {
+		guard = provider.NewGuard()
+	}
+	e := &Engine{store: st, now: now, log: log, guard: guard}
+	if cfg.LLM != nil {
+		llm := guard.LLM(cfg.LLM)
+		x := extract.NewLLM(llm)
+		x.Now = now
+		if cfg.Gates != nil {
+			x.Gates = *cfg.Gates
+		}
+		e.retain = retain.New(st, emb, x)
+		e.retain.Judge = extract.NewJudge(llm)
+		e.retain.ResolveEntities = true
+	} else {
+		e.retain = retain.New(st, emb, extract.NewHeuristic())
+	}
 	e.retain.Now = now
 	e.recall = recall.New(st, emb, extract.ResolveTimeRange)
 	e.recall.Now = now
+	if cfg.Reranker != nil {
+		e.recall.Reranker = guard.Reranker(cfg.Reranker)
+	}
 	if cfg.Weights != (recall.Weights{}) {
 		e.recall.Weights = cfg.Weights
 	}
@@ -136,6 +171,11 @@ func (e *Engine) Close() error {
 	})
 	return e.err
 }
+
+// Usage reports the provider calls made so far, per stage ("extract",
+// "conflicts", "embed", "rerank", …): calls, errors, retries, tokens and
+// summed latency.
+func (e *Engine) Usage() map[string]memory.StageStats { return e.guard.Stats() }
 
 // Store returns the engine's store, for tools that need raw access.
 func (e *Engine) Store() memory.Store { return e.store }

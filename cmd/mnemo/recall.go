@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/recall"
 	"github.com/spf13/cobra"
 )
 
@@ -18,6 +19,16 @@ type recallResultJSON struct {
 	OccurredAt *time.Time                      `json:"occurred_at"`
 	Speaker    string                          `json:"speaker"`
 	Explain    map[string]memory.StrategyScore `json:"explain,omitempty"`
+	Status     memory.Status                   `json:"status,omitempty"`
+	Previously []previousJSON                  `json:"previously,omitempty"`
+}
+
+// previousJSON is a fact a result superseded.
+type previousJSON struct {
+	ID      string     `json:"id"`
+	Text    string     `json:"text"`
+	Speaker string     `json:"speaker,omitempty"`
+	ValidTo *time.Time `json:"valid_to,omitempty"`
 }
 
 type recallJSON struct {
@@ -27,7 +38,7 @@ type recallJSON struct {
 
 func newRecallCmd(g *globals) *cobra.Command {
 	var limit, budget int
-	var explain bool
+	var explain, history, sensitive bool
 	cmd := &cobra.Command{
 		Use:   "recall QUERY",
 		Short: "Recall what is relevant to a query",
@@ -37,16 +48,26 @@ func newRecallCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rec, err := eng.Recall(cmd.Context(), memory.Query{
-				BankID: g.bank, Text: strings.Join(args, " "), Limit: limit, Budget: budget, Explain: explain,
-			})
+			q := memory.Query{BankID: g.bank, Text: strings.Join(args, " "), Limit: limit, Budget: budget, Explain: explain}
+			if history {
+				q.Filter.Statuses = []memory.Status{memory.StatusActive, memory.StatusSuperseded}
+			}
+			q.Filter.Sensitive = sensitive
+			rec, err := eng.Recall(cmd.Context(), q)
 			if err != nil {
 				return err
 			}
 			if g.json {
 				out := recallJSON{Results: make([]recallResultJSON, 0, len(rec.Results)), Context: rec.Context}
 				for _, r := range rec.Results {
-					j := recallResultJSON{ID: r.Fact.ID, Text: r.Fact.Text, Score: r.Score, Speaker: r.Fact.Speaker, Explain: r.Explain}
+					j := recallResultJSON{ID: r.Fact.ID, Text: r.Fact.Text, Score: r.Score, Speaker: r.Fact.Speaker, Explain: r.Explain, Status: r.Fact.Status}
+					for _, p := range r.Previously {
+						pj := previousJSON{ID: p.ID, Text: p.Text, Speaker: p.Speaker}
+						if !p.ValidTo.IsZero() {
+							pj.ValidTo = &p.ValidTo
+						}
+						j.Previously = append(j.Previously, pj)
+					}
 					if t := r.Fact.EventTime(); !t.IsZero() {
 						j.OccurredAt = &t
 					}
@@ -67,9 +88,16 @@ func newRecallCmd(g *globals) *cobra.Command {
 				if r.Fact.Speaker != "" {
 					who = r.Fact.Speaker + ": "
 				}
-				fmt.Fprintf(g.stdout, "%2d. %.4f  %s%s%s\n", i+1, r.Score, when, who, r.Fact.Text)
+				status := ""
+				if r.Fact.Status != memory.StatusActive && r.Fact.Status != "" {
+					status = " [" + string(r.Fact.Status) + "]"
+				}
+				fmt.Fprintf(g.stdout, "%2d. %.4f  %s%s%s%s\n", i+1, r.Score, when, who, r.Fact.Text, status)
+				for _, p := range r.Previously {
+					fmt.Fprintf(g.stdout, "      %s\n", recall.FormatPrevious(p))
+				}
 				if explain {
-					for _, s := range []string{memory.StrategyKeyword, memory.StrategySemantic, memory.StrategyGraph, memory.StrategyTemporal} {
+					for _, s := range []string{memory.StrategyKeyword, memory.StrategySemantic, memory.StrategyGraph, memory.StrategyTemporal, recall.StrategyRerank} {
 						if e, ok := r.Explain[s]; ok {
 							fmt.Fprintf(g.stdout, "      %-8s rank %3d  score %.4f\n", s, e.Rank, e.Score)
 						}
@@ -82,5 +110,7 @@ func newRecallCmd(g *globals) *cobra.Command {
 	cmd.Flags().IntVar(&limit, "limit", memory.DefaultRecallLimit, "number of results")
 	cmd.Flags().IntVar(&budget, "budget", memory.DefaultTokenBudget, "token budget of the context")
 	cmd.Flags().BoolVar(&explain, "explain", false, "show each result's rank and score per strategy")
+	cmd.Flags().BoolVar(&history, "history", false, "include superseded facts")
+	cmd.Flags().BoolVar(&sensitive, "sensitive", false, "include facts classified sensitive")
 	return cmd
 }

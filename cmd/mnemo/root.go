@@ -19,8 +19,10 @@ type globals struct {
 	db   string
 	bank string
 	json bool
+	prov providerFlags
 
 	opened *mnemo.Engine // by engine, closed after the command
+	root   *cobra.Command
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -66,12 +68,14 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	g.root = root
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.db, "db", defaultDB(), "database file (env MNEMO_DB)")
 	root.PersistentFlags().StringVar(&g.bank, "bank", "default", "memory bank")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print JSON")
+	g.prov.register(root.PersistentFlags())
 	root.AddCommand(newBankCmd(g), newRetainCmd(g), newImportCmd(g), newRecallCmd(g), newStatsCmd(g), newBenchCmd(g))
 	return root, g
 }
@@ -97,10 +101,27 @@ func (g *globals) closeEngine() error {
 	return err
 }
 
-// open opens the engine on the global database.
+// open opens the engine on the global database with the providers the
+// flags, environment and config file name.
 func (g *globals) open(ctx context.Context, cfg mnemo.Config) (*mnemo.Engine, error) {
+	if err := g.configure(ctx, &cfg); err != nil {
+		return nil, err
+	}
 	cfg.DB = g.db
 	return mnemo.Open(ctx, cfg)
+}
+
+// configure resolves the provider settings and the database path (flag,
+// then MNEMO_DB, then the config file) and builds the providers into cfg.
+func (g *globals) configure(ctx context.Context, cfg *mnemo.Config) error {
+	db, err := g.prov.resolve(g.root.PersistentFlags())
+	if err != nil {
+		return err
+	}
+	if db != "" && !g.root.PersistentFlags().Changed("db") && os.Getenv("MNEMO_DB") == "" {
+		g.db = db
+	}
+	return g.prov.apply(ctx, cfg)
 }
 
 // printJSON writes v as indented JSON.
