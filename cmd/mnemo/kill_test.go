@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/store/sqlite"
+)
+
+// killTrials is how many times TestRetain_KilledMidWrite kills a retain.
+const killTrials = 24
+
+// TestRetain_KilledMidWrite kills a `mnemo retain` process (SIGKILL) at a
+// random moment, killTrials times, and checks that the database then holds
+// either the whole document with all its facts or nothing of it: never a
+// partial document. The kill moments are spread over the later 80 % of
+// the run, so some fall into extraction, some into the write and some
+// after it.
+func TestRetain_KilledMidWrite(t *testing.T) {
+	bin := binary(t)
+	// A long item: many sentences, many facts, a write of noticeable length.
+	var b strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "On day %d Mira walked %d kilometres along the river with Theo and counted %d herons. ", i, i%17+1, i%5+2)
+	}
+	text := b.String()
+	ctx := context.Background()
+
+	// A reference run gives the full document's fact count and the run time.
+	ref := filepath.Join(t.TempDir(), "ref.db")
+	start := time.Now()
+	if out, err := retainCmd(bin, ref, text).CombinedOutput(); err != nil {
+		t.Fatalf("reference retain: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+	want := counts(t, ctx, ref)
+	if want.docs != 1 || want.facts < 1000 {
+		t.Fatalf("reference run: %+v, want 1 document with thousands of facts", want)
+	}
+
+	rng := rand.New(rand.NewPCG(7, uint64(time.Now().UnixNano())))
+	outcome := map[string]int{}
+	for trial := 0; trial < killTrials; trial++ {
+		db := filepath.Join(t.TempDir(), fmt.Sprintf("kill-%d.db", trial))
+		cmd := retainCmd(bin, db, text)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Start-up and extraction take the first part of a run; most kills
+		// fall in its second half, where the write is.
+		delay := time.Duration((0.3 + 0.8*rng.Float64()) * float64(full))
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		err := cmd.Wait()
+		got := counts(t, ctx, db)
+		switch {
+		case got.docs == 0 && got.facts == 0 && got.chunks == 0:
+			outcome["nothing"]++
+		case got == want:
+			if err == nil {
+				outcome["finished before the kill"]++
+			} else {
+				outcome["whole document"]++
+			}
+		default:
+			t.Errorf("trial %d (killed after %v): %+v, want nothing or all of %+v", trial, delay, got, want)
+		}
+	}
+	t.Logf("%d kills over a %v retain: %v", killTrials, full.Round(time.Millisecond), outcome)
+}
+
+// retainCmd is `mnemo retain --id kill -` on db, reading text from stdin.
+func retainCmd(bin, db, text string) *exec.Cmd {
+	cmd := exec.Command(bin, "--db", db, "retain", "--id", "kill", "-")
+	cmd.Stdin = strings.NewReader(text)
+	return cmd
+}
+
+type dbCounts struct{ docs, chunks, facts, entities int }
+
+// counts opens db as a new process would (recovering its WAL) and counts
+// the default bank's documents, chunks and facts; no file or no bank
+// counts as empty. It also checks the file's integrity.
+func counts(t *testing.T, ctx context.Context, db string) dbCounts {
+	t.Helper()
+	s, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatalf("open after kill: %v", err)
+	}
+	defer s.Close()
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("integrity after kill: %v", err)
+	}
+	st, err := s.Stats(ctx, memory.DefaultBank)
+	if memory.ErrorCode(err) == memory.ENOTFOUND {
+		return dbCounts{}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dbCounts{docs: st.Documents, chunks: st.Chunks, facts: st.Facts, entities: st.Entities}
+}
