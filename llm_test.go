@@ -369,7 +369,7 @@ func TestEngine_LLM_Faults(t *testing.T) {
 		ok     bool
 		errHas string
 	}{
-		{"Timeout", []llmtest.Rule{{Schema: "extraction", Reply: llmtest.Reply{Hang: true}}}, false, "timeout after"},
+		{"Timeout", []llmtest.Rule{{Schema: "extraction", Reply: llmtest.Reply{Hang: true}}}, false, "200ms"},
 		{"429ThenSuccess", []llmtest.Rule{{Schema: "extraction", Times: 2, Reply: llmtest.Reply{Status: 429, Content: "slow down"}}, {Schema: "extraction", Reply: llmtest.Reply{JSON: good}}}, true, ""},
 		{"500Always", []llmtest.Rule{{Schema: "extraction", Reply: llmtest.Reply{Status: 500, Content: "model crashed"}}}, false, "model crashed"},
 		{"TruncatedJSON", []llmtest.Rule{{Schema: "extraction", Reply: llmtest.Reply{JSON: good, TruncateContent: true}}}, false, "malformed"},

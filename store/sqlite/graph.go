@@ -64,6 +64,18 @@ func (s *Store) SupersededBy(ctx context.Context, bankID string, factIDs []strin
 	if len(factIDs) == 0 {
 		return nil, nil
 	}
+	// Recall asks on every query; most banks have no superseded fact,
+	// which the index knows without a scan of the file.
+	x, err := s.index(ctx, bankID)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.RLock()
+	none := x.inactive == 0
+	x.mu.RUnlock()
+	if none {
+		return nil, nil
+	}
 	inIDs, args := in(factIDs, bankID)
 	rows, err := s.rdb.QueryContext(ctx, `SELECT `+factColumns+` FROM facts
 		WHERE bank_id = ? AND superseded_by != '' AND superseded_by IN `+inIDs+` ORDER BY seq DESC`, args...)

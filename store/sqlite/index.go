@@ -52,6 +52,9 @@ type bankIndex struct {
 	pos    map[int64]int // fact pk → slot
 	byID   map[string]int
 	live   int
+	// inactive counts live slots whose status is not active (superseded,
+	// archived): while it is 0, no fact of the bank has a history.
+	inactive int
 
 	// vecs holds slot i's vector at vecs[i/vecBlock][(i%vecBlock)*dim:]:
 	// contiguous blocks for the scan, without the copy of a growing slice.
@@ -142,7 +145,16 @@ func (x *bankIndex) setState(i int) {
 		x.state = append(x.state, 0)
 		x.length = append(x.length, 0)
 	}
+	x.inactive += inactive(b) - inactive(x.state[i])
 	x.state[i], x.length[i] = b, e.length
+}
+
+// inactive is 1 for the state of a live slot whose status is not active.
+func inactive(st uint8) int {
+	if st&(stLive|stActive) == stLive {
+		return 1
+	}
+	return 0
 }
 
 // noTime marks an entry whose event time is unknown: no time range
@@ -252,6 +264,7 @@ func (x *bankIndex) compact() {
 	old, oldVecs := x.meta, x.vecs
 	oldSlot := make([]int32, len(old)) // old slot → new slot, -1 if dead
 	x.meta, x.vecs, x.state, x.length = make([]indexEntry, 0, x.live), nil, make([]uint8, 0, x.live), make([]int32, 0, x.live)
+	x.inactive = 0 // setState counts the kept slots again
 	for i := range old {
 		if old[i].dead {
 			oldSlot[i] = -1
