@@ -291,6 +291,10 @@ func (x *LLM) chunk(ctx context.Context, res *Result, units []llmUnit, docAt tim
 	return nil
 }
 
+// Version names the prompts and schemas the extractor uses
+// (PromptVersion); retain records it in each document's metadata.
+func (x *LLM) Version() string { return PromptVersion }
+
 func (x *LLM) now() time.Time {
 	if x.Now != nil {
 		return x.Now()

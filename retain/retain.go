@@ -238,6 +238,15 @@ func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memo
 		ContentHash: hash, Content: content, Metadata: req.Metadata, Tags: req.Tags,
 		OccurredAt: req.At, CreatedAt: now,
 	}
+	if v, ok := p.Extractor.(interface{ Version() string }); ok {
+		// Which prompts produced the facts, for a later re-extraction.
+		md := make(map[string]string, len(doc.Metadata)+1)
+		for k, x := range doc.Metadata {
+			md[k] = x
+		}
+		md["extractor"] = v.Version()
+		doc.Metadata = md
+	}
 	b := &memory.WriteBatch{BankID: req.BankID, Document: doc}
 	for i, text := range ex.Chunks {
 		b.Chunks = append(b.Chunks, &memory.Chunk{ID: memory.ChunkID(req.BankID, doc.ID, i), BankID: req.BankID, DocumentID: doc.ID, Index: i, Text: text})
