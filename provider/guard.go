@@ -11,8 +11,10 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -467,7 +469,7 @@ func (g *Guard) canceled(prefix string, ctx context.Context, err error) error {
 func final(prefix, what string, attempts int, err error, timedOut bool, timeout time.Duration) error {
 	code, msg := memory.ErrorCode(err), memory.ErrorMessage(err)
 	if timedOut {
-		code, msg = memory.EUNAVAILABLE, fmt.Sprintf("timeout after %s", timeout)
+		code, msg = memory.EUNAVAILABLE, fmt.Sprintf("timed out after %s", timeout)
 	}
 	if code == memory.EINTERNAL {
 		// Not a memory error: keep the detail for logs but show one line.
@@ -490,4 +492,70 @@ func final(prefix, what string, attempts int, err error, timedOut bool, timeout 
 		out.Status = pe.Status
 	}
 	return out
+}
+
+// MapError turns the failure of one SDK call (openai-go, anthropic-sdk-go
+// and alike) into an [*Error]. res is the HTTP response when one arrived
+// (captured with the SDK's WithResponseInto option); the SDKs leave an
+// error response's body readable. secret, usually the API key, is
+// redacted from every message.
+//
+// The caller's context ending gives EUNAVAILABLE "timeout" or "canceled"
+// wrapping ctx.Err(); an HTTP error status maps as in [HTTPError] with the
+// server's message ([ErrorMessage]) and Retry-After hint; a complete 2xx
+// response that cannot be decoded is malformed (EINVALID wrapping
+// [ErrMalformed]); anything else (refused connection, reset, a body cut by
+// the network) is EUNAVAILABLE.
+func MapError(ctx context.Context, err error, res *http.Response, secret string) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		msg := "canceled"
+		if errors.Is(ctxErr, context.DeadlineExceeded) {
+			msg = "timed out"
+		}
+		return &Error{Code: memory.EUNAVAILABLE, Message: msg, Err: ctxErr}
+	}
+	if res != nil && res.StatusCode >= 400 {
+		var body []byte
+		if res.Body != nil {
+			body, _ = io.ReadAll(io.LimitReader(res.Body, 64<<10))
+		}
+		return HTTPError(res.StatusCode, Redact(ErrorMessage(body), secret), ParseRetryAfter(res.Header, time.Now()))
+	}
+	msg := OneLine(Redact(err.Error(), secret), maxMessage)
+	if res != nil && !strings.Contains(err.Error(), "error reading response body") {
+		// A complete response that is not the JSON the API promises.
+		return &Error{Code: memory.EINVALID, Message: "unreadable response: " + msg, Status: res.StatusCode, Err: fmt.Errorf("%s: %w", msg, ErrMalformed)}
+	}
+	return &Error{Code: memory.EUNAVAILABLE, Message: msg, Err: errors.New(msg)}
+}
+
+// ErrorMessage extracts the message of an error response body in the
+// shapes providers use: {"error":{"message":…}} (OpenAI, Anthropic),
+// {"error":"…"} (Ollama), {"message":…}, {"detail":…} (TEI, FastAPI);
+// otherwise the body text itself.
+func ErrorMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
+			return inner.Message
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return s
+		case v.Message != "":
+			return v.Message
+		case json.Unmarshal(v.Detail, &s) == nil && s != "":
+			return s
+		case len(v.Detail) > 0:
+			return string(v.Detail)
+		}
+	}
+	return string(body)
 }

@@ -1,5 +1,3 @@
-//go:build providers
-
 package main
 
 import (
@@ -64,7 +62,11 @@ func (p *providerFlags) apply(ctx context.Context, cfg *mnemo.Config) error {
 		return usagef("--embed %q: want hash, openai or wordvec:FILE", e)
 	}
 	if p.rerank != "" {
-		cfg.Reranker = rerank.New(rerank.Config{URL: p.rerank, APIKey: os.Getenv("MNEMO_RERANK_API_KEY"), Model: p.rerankModel})
+		rr, err := rerank.New(rerank.Config{URL: p.rerank, APIKey: os.Getenv("MNEMO_RERANK_API_KEY"), Model: p.rerankModel})
+		if err != nil {
+			return err
+		}
+		cfg.Reranker = rr
 	}
 	return nil
 }

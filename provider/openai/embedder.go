@@ -127,7 +127,7 @@ func (e *Embedder) batch(ctx context.Context, texts []string) ([][]float32, erro
 	var res *http.Response
 	resp, err := e.svc.New(ctx, p, option.WithResponseInto(&res))
 	if err != nil {
-		return nil, mapError(ctx, err, res, e.cfg.APIKey)
+		return nil, provider.MapError(ctx, err, res, e.cfg.APIKey)
 	}
 	if len(resp.Data) != len(texts) {
 		return nil, provider.Malformed("embeddings reply has %d vectors for %d texts", len(resp.Data), len(texts))
@@ -167,4 +167,3 @@ func normalize(v []float64) []float32 {
 	}
 	return out
 }
-

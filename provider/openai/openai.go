@@ -18,12 +18,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -258,7 +255,7 @@ func (c *Client) send(ctx context.Context, p oai.ChatCompletionNewParams) (*oai.
 	var res *http.Response
 	comp, err := c.chat.New(ctx, p, option.WithResponseInto(&res))
 	if err != nil {
-		return nil, mapError(ctx, err, res, c.cfg.APIKey)
+		return nil, provider.MapError(ctx, err, res, c.cfg.APIKey)
 	}
 	return comp, nil
 }
@@ -328,59 +325,4 @@ func structured(content, finishReason string, schema *memory.Schema) (json.RawMe
 		return doc, nil
 	}
 	return compact.Bytes(), nil
-}
-
-// mapError turns an SDK error into a [provider.Error]. res is the HTTP
-// response, when one arrived; the SDK leaves an error body readable.
-func mapError(ctx context.Context, err error, res *http.Response, apiKey string) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		msg := "canceled"
-		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			msg = "timeout"
-		}
-		return &provider.Error{Code: memory.EUNAVAILABLE, Message: msg, Err: ctxErr}
-	}
-	if res != nil && res.StatusCode >= 400 {
-		var body []byte
-		if res.Body != nil {
-			body, _ = io.ReadAll(io.LimitReader(res.Body, 64<<10))
-		}
-		return provider.HTTPError(res.StatusCode, provider.Redact(ErrorMessage(body), apiKey), provider.ParseRetryAfter(res.Header, time.Now()))
-	}
-	msg := provider.OneLine(provider.Redact(err.Error(), apiKey), 300)
-	if res != nil && !strings.HasPrefix(err.Error(), "error reading response body") {
-		// A complete response that is not the JSON the API promises.
-		return &provider.Error{Code: memory.EINVALID, Message: "unreadable response: " + msg, Status: res.StatusCode, Err: fmt.Errorf("%s: %w", msg, provider.ErrMalformed)}
-	}
-	return &provider.Error{Code: memory.EUNAVAILABLE, Message: msg, Err: errors.New(msg)}
-}
-
-// ErrorMessage extracts the message from an error body in the shapes
-// OpenAI-compatible servers use: {"error":{"message":…}},
-// {"error":"…"}, {"message":…}, {"detail":…}; otherwise the body text.
-func ErrorMessage(body []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  json.RawMessage `json:"detail"`
-	}
-	if json.Unmarshal(body, &v) == nil {
-		var inner struct {
-			Message string `json:"message"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
-			return inner.Message
-		case json.Unmarshal(v.Error, &s) == nil && s != "":
-			return s
-		case v.Message != "":
-			return v.Message
-		case json.Unmarshal(v.Detail, &s) == nil && s != "":
-			return s
-		case len(v.Detail) > 0:
-			return string(v.Detail)
-		}
-	}
-	return string(body)
 }
