@@ -451,3 +451,36 @@ func TestEngine_LLM_CallsPerDocument(t *testing.T) {
 		t.Errorf("server saw %d chat requests, usage counts %d", got, calls)
 	}
 }
+
+// TestEngine_LLM_RetainManyOrdered: items of one RetainMany are judged
+// against the items before them, as if retained one by one.
+func TestEngine_LLM_RetainManyOrdered(t *testing.T) {
+	e := newLLMEnv(t)
+	for _, brand := range []string{"Nike", "Hoka", "Asics"} {
+		e.srv.On(llmtest.Rule{Schema: "extraction", Contains: "shoe-" + brand, Reply: llmtest.Reply{JSON: extraction(xfact{
+			text: "Tom's favourite shoe brand is " + brand, category: "preference", speaker: "Tom", message: 1,
+			entities: [][3]any{{"Tom", "person", 0.9}, {brand, "organization", 0.9}}, relations: [][3]string{{"Tom", "likes", brand}},
+		})}})
+	}
+	e.srv.On(llmtest.Rule{Schema: "conflicts", Reply: llmtest.Reply{JSON: decisions()}})
+	var reqs []memory.RetainRequest
+	for i, brand := range []string{"Nike", "Hoka", "Asics"} {
+		at := time.Date(2024, 5, 1+7*i, 9, 0, 0, 0, time.UTC)
+		reqs = append(reqs, memory.RetainRequest{Messages: []memory.Message{{Speaker: "Tom", Text: "shoe-" + brand + " is what I run in now", Time: at}}, At: at})
+	}
+	_, errs := e.eng.RetainMany(e.ctx, reqs)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("item %d: %v", i, err)
+		}
+	}
+	var judged []string
+	for _, r := range e.srv.ChatRequests() {
+		if r.Schema == "conflicts" {
+			judged = append(judged, r.Messages[len(r.Messages)-1].Content)
+		}
+	}
+	if len(judged) != 2 || !strings.Contains(judged[0], "is Nike") || !strings.Contains(judged[1], "is Hoka") || !strings.Contains(judged[1], "is Nike") {
+		t.Errorf("conflict calls: %q; want Hoka judged against Nike, then Asics against both", judged)
+	}
+}

@@ -226,19 +226,20 @@ func (e *Engine) Retain(ctx context.Context, req memory.RetainRequest) (*memory.
 // retain.Pipeline.RetainMany): prepared in parallel, written in order, many
 // per commit. The default bank is created on first use.
 func (e *Engine) RetainMany(ctx context.Context, reqs []memory.RetainRequest) ([]*memory.RetainResult, []error) {
+	usesDefault := false
 	for i := range reqs {
 		if reqs[i].BankID == "" {
 			reqs[i].BankID = memory.DefaultBank
 		}
-		if reqs[i].BankID == memory.DefaultBank {
-			if err := e.ensureDefaultBank(ctx); err != nil {
-				errs := make([]error, len(reqs))
-				for j := range errs {
-					errs[j] = err
-				}
-				return make([]*memory.RetainResult, len(reqs)), errs
+		usesDefault = usesDefault || reqs[i].BankID == memory.DefaultBank
+	}
+	if usesDefault {
+		if err := e.ensureDefaultBank(ctx); err != nil {
+			errs := make([]error, len(reqs))
+			for j := range errs {
+				errs[j] = err
 			}
-			break
+			return make([]*memory.RetainResult, len(reqs)), errs
 		}
 	}
 	return e.retain.RetainMany(ctx, reqs, nil)

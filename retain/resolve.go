@@ -170,8 +170,10 @@ func (r *resolution) relationEnd(xf *extract.Fact, name string) string {
 // ConflictSimilarity, and the facts supporting a current relation with
 // the same subject and predicate as one the new fact states: "likes Hoka"
 // is judged against "likes Nike" however far apart their embeddings are.
-// It returns the surviving facts, aligned with their extracted facts.
-func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact, r *resolution, now time.Time) ([]extract.Fact, error) {
+// The facts of oldDoc, the version of the item being replaced, are no
+// candidates. It returns the surviving facts, aligned with their
+// extracted facts.
+func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact, r *resolution, oldDoc string, now time.Time) ([]extract.Fact, error) {
 	r.superseded, r.neighbours = map[string][]string{}, map[string][]memory.Hit{}
 	k := p.ConflictCandidates
 	if k <= 0 {
@@ -217,7 +219,11 @@ func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, x
 		if err != nil {
 			return nil, fmt.Errorf("conflict candidates: %w", err)
 		}
-		cands = slices.DeleteFunc(cands, func(c *memory.Fact) bool { return c.Status != memory.StatusActive })
+		// The facts of the version this document replaces go with it: they
+		// can be neither reinforced nor superseded.
+		cands = slices.DeleteFunc(cands, func(c *memory.Fact) bool {
+			return c.Status != memory.StatusActive || (oldDoc != "" && c.DocumentID == oldDoc)
+		})
 		if len(cands) > 2*k {
 			cands = cands[:2*k]
 		}

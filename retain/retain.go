@@ -95,12 +95,22 @@ const DefaultGroup = 128
 // RetainMany remembers many items, each with the guarantees of Retain, and
 // reports each one's result or error in order. Items are prepared
 // (extracted, embedded) in parallel and written in their order, in groups
-// that share one commit when the store is a memory.BulkWriter. It stops
+// that share one commit when the store is a memory.BulkWriter. With a
+// Judge (the LLM path) each item is resolved and written alone, in order,
+// so it is judged against every item before it. It stops
 // early only when ctx ends; unstarted items then get ctx's error.
 func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, progress func(done int)) ([]*memory.RetainResult, []error) {
 	results := make([]*memory.RetainResult, len(reqs))
 	errs := make([]error, len(reqs))
-	batches := make([]*memory.WriteBatch, len(reqs))
+	drafts := make([]*draft, len(reqs))
+	// On the LLM path an item's conflicts and relations are resolved
+	// against everything written before it, so resolution and writes go
+	// one item at a time, in order; extraction still runs in parallel.
+	ordered := p.Judge != nil
+	groupSize := DefaultGroup
+	if ordered {
+		groupSize = 1
+	}
 	ready := make([]chan struct{}, len(reqs))
 	skipped := make([]bool, len(reqs)) // never started: holds no window slot
 	for i := range ready {
@@ -125,7 +135,10 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				batches[i], results[i], errs[i] = p.Prepare(ctx, reqs[i])
+				drafts[i], results[i], errs[i] = p.draft(ctx, reqs[i])
+				if errs[i] == nil && results[i] == nil && !ordered {
+					errs[i] = p.resolve(ctx, drafts[i])
+				}
 				close(ready[i])
 			}(i)
 		}
@@ -133,8 +146,8 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 	}()
 	bulk, _ := p.Store.(memory.BulkWriter)
 	done := 0
-	for start := 0; start < len(reqs); start += DefaultGroup {
-		end := min(start+DefaultGroup, len(reqs))
+	for start := 0; start < len(reqs); start += groupSize {
+		end := min(start+groupSize, len(reqs))
 		if err := ctx.Err(); err != nil {
 			for i := start; i < len(reqs); i++ {
 				<-ready[i]
@@ -152,8 +165,11 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 			if !skipped[i] {
 				<-sem
 			}
+			if errs[i] == nil && results[i] == nil && ordered {
+				errs[i] = p.resolve(ctx, drafts[i])
+			}
 			if errs[i] == nil && results[i] == nil {
-				group = append(group, batches[i])
+				group = append(group, drafts[i].batch)
 				idx = append(idx, i)
 			}
 		}
@@ -178,7 +194,7 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 			}
 		}
 		for i := start; i < end; i++ {
-			batches[i] = nil
+			drafts[i] = nil
 		}
 		done = end
 		if progress != nil {
@@ -202,6 +218,29 @@ func result(b *memory.WriteBatch, res *memory.WriteResult) *memory.RetainResult 
 // item is already stored with the same content it returns no batch and
 // the Duplicate result instead.
 func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memory.WriteBatch, *memory.RetainResult, error) {
+	d, dup, err := p.draft(ctx, req)
+	if err != nil || dup != nil {
+		return nil, dup, err
+	}
+	if err := p.resolve(ctx, d); err != nil {
+		return nil, nil, err
+	}
+	return d.batch, nil, nil
+}
+
+// draft is a batch half prepared: extracted and embedded, not yet
+// resolved against what the bank holds.
+type draft struct {
+	batch  *memory.WriteBatch
+	xfs    []extract.Fact
+	oldDoc string // id of the version of the item this one replaces
+	now    time.Time
+}
+
+// draft does the part of Prepare that depends on the request alone:
+// validation, the duplicate check, extraction and embedding. It can run
+// for many items in parallel.
+func (p *Pipeline) draft(ctx context.Context, req memory.RetainRequest) (*draft, *memory.RetainResult, error) {
 	if err := Validate(&req); err != nil {
 		return nil, nil, err
 	}
@@ -221,10 +260,13 @@ func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memo
 	// Cheap early exit before extraction and embedding; Store.Write checks
 	// again atomically.
 	old, err := p.Store.DocumentByItem(ctx, req.BankID, req.Source, req.ItemID)
+	var oldDoc string
 	switch {
 	case err == nil && old.ContentHash == hash:
 		return nil, &memory.RetainResult{DocumentID: old.ID, Duplicate: true}, nil
-	case err != nil && memory.ErrorCode(err) != memory.ENOTFOUND:
+	case err == nil:
+		oldDoc = old.ID
+	case memory.ErrorCode(err) != memory.ENOTFOUND:
 		return nil, nil, err
 	}
 	// An unknown bank is also ENOTFOUND here; the write reports it.
@@ -270,31 +312,40 @@ func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memo
 	if err := p.embed(ctx, req.BankID, b.Facts); err != nil {
 		return nil, nil, err
 	}
-	xfs := ex.Facts
+	return &draft{batch: b, xfs: ex.Facts, oldDoc: oldDoc, now: now}, nil, nil
+}
+
+// resolve does the part of Prepare that reads the bank: entity and
+// conflict resolution, relations, and the graph of the batch. On the LLM
+// path its answer depends on every document written before, so
+// RetainMany runs it in order, right before each write.
+func (p *Pipeline) resolve(ctx context.Context, d *draft) error {
+	b, xfs := d.batch, d.xfs
 	var r *resolution
 	if p.ResolveEntities || p.Judge != nil {
 		r = &resolution{}
-		if err := p.resolveEntities(ctx, req.BankID, xfs, r); err != nil {
-			return nil, nil, err
+		if err := p.resolveEntities(ctx, b.BankID, xfs, r); err != nil {
+			return err
 		}
 	}
 	if p.Judge != nil {
-		if xfs, err = p.resolveConflicts(ctx, b, xfs, r, now); err != nil {
-			return nil, nil, err
+		var err error
+		if xfs, err = p.resolveConflicts(ctx, b, xfs, r, d.oldDoc, d.now); err != nil {
+			return err
 		}
 	}
 	if r != nil {
-		if err := p.relations(ctx, b, xfs, r, now); err != nil {
-			return nil, nil, err
+		if err := p.relations(ctx, b, xfs, r, d.now); err != nil {
+			return err
 		}
 	}
 	if err := p.graph(ctx, b, xfs, r); err != nil {
-		return nil, nil, err
+		return err
 	}
 	if r != nil {
 		p.extraLinks(b, xfs, r)
 	}
-	return b, nil, nil
+	return nil
 }
 
 // Validate checks a request before any work is done: a valid bank name,
