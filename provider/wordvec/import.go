@@ -81,8 +81,9 @@ type Info struct {
 // EINVALID error naming the line; so does a src that cannot be read or a
 // dst that cannot be written. dst is written to a temporary file in its
 // directory and renamed into place, so it is never left half-written.
-// Import holds the converted vectors in memory (about the size of dst)
-// and checks ctx between lines.
+// Import holds the converted vectors in memory (at peak a few times the
+// size of dst: about 250 MB for 400,000 100-d vectors) and checks ctx
+// between lines.
 func Import(ctx context.Context, src, dst string) (*Info, error) {
 	path, err := resolveSource(src)
 	if err != nil {

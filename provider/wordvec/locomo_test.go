@@ -45,6 +45,7 @@ func TestLoCoMo(t *testing.T) {
 		sweep = strings.Split(s, ",")
 	}
 	embedders := []memory.Embedder{hashembed.New(hashembed.DefaultDimension), wv}
+	var full strings.Builder // the whole report at the default weights
 	t.Logf("| embedder | semantic | R@10 | MRR | R@20 | multi-hop | temporal | open-domain | single-hop | ingest facts/s | recall p50 ms |")
 	t.Logf("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, sw := range sweep {
@@ -56,6 +57,10 @@ func TestLoCoMo(t *testing.T) {
 		}
 		for _, emb := range embedders {
 			rep := runLoCoMo(t, ds, emb, w)
+			if w == recall.DefaultWeights {
+				fmt.Fprintf(&full, "%s, default weights:\n", emb.Name())
+				rep.WriteText(&full)
+			}
 			c := rep.Categories
 			t.Logf("| %s | %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.0f | %.2f |",
 				emb.Name(), sw, rep.Overall.Recall10, rep.Overall.MRR, rep.Overall.Recall20,
@@ -63,6 +68,7 @@ func TestLoCoMo(t *testing.T) {
 				rep.IngestFactsPerSec, rep.RecallMS.P50)
 		}
 	}
+	t.Logf("\n%s", full.String())
 }
 
 // runLoCoMo runs the benchmark on a fresh engine, as `mnemo bench locomo`
