@@ -92,14 +92,23 @@ func newBenchCmd(g *globals) *cobra.Command {
 
 // benchEngine opens an engine on a new database in a temporary directory
 // (benchmarks never touch the user's memory) with access recording off,
-// so a run's results do not depend on the timing of earlier recalls.
+// so a run's results do not depend on the timing of earlier recalls, and
+// with the providers the flags name.
 func (g *globals) benchEngine(cmd *cobra.Command, keep bool) (*mnemo.Engine, func(), error) {
 	dir, err := os.MkdirTemp("", "mnemo-bench-")
 	if err != nil {
 		return nil, nil, err
 	}
 	path := filepath.Join(dir, "bench.db")
-	eng, err := mnemo.Open(cmd.Context(), mnemo.Config{DB: path, AccessFlush: -1})
+	// The providers the flags name (--embed, --llm, --rerank) apply; the
+	// database is always the temporary one.
+	cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1}
+	err = g.configure(cmd.Context(), &cfg)
+	var eng *mnemo.Engine
+	if err == nil {
+		cfg.DB = path
+		eng, err = mnemo.Open(cmd.Context(), cfg)
+	}
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
