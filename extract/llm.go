@@ -232,6 +232,7 @@ func (x *LLM) chunk(ctx context.Context, res *Result, units []llmUnit, docAt tim
 	for i, a := range ans.Facts {
 		text := strings.TrimSpace(a.Text)
 		cat := memory.Category(a.Category)
+		a.Confidence, a.Importance = clamp01(a.Confidence), clamp01(a.Importance)
 		if text == "" || a.Confidence < x.Gates.category(cat) {
 			continue
 		}
@@ -258,6 +259,7 @@ func (x *LLM) chunk(ctx context.Context, res *Result, units []llmUnit, docAt tim
 		}
 		for _, e := range a.Entities {
 			typ := memory.EntityType(e.Type)
+			e.Confidence = clamp01(e.Confidence)
 			if memory.NormalizeName(e.Name) == "" || e.Confidence < x.Gates.entity(typ) {
 				continue
 			}
@@ -265,6 +267,7 @@ func (x *LLM) chunk(ctx context.Context, res *Result, units []llmUnit, docAt tim
 		}
 		for _, r := range a.Relations {
 			p := Predicate(r.Predicate)
+			r.Confidence = clamp01(r.Confidence)
 			if p == "" || memory.NormalizeName(r.Subject) == "" || memory.NormalizeName(r.Object) == "" || r.Confidence < x.Gates.Default {
 				continue
 			}
@@ -388,3 +391,6 @@ func dedupEntities(facts []Fact) {
 		facts[i].Entities = out
 	}
 }
+
+// clamp01 bounds a model's score to [0, 1].
+func clamp01(v float64) float64 { return min(max(v, 0), 1) }

@@ -1,6 +1,9 @@
 package extract
 
-// Every prompt and schema mnemo sends to an LLM lives in this file. A
+// Every prompt and schema mnemo sends to an LLM lives in this file. The
+// schemas keep to what OpenAI's strict structured outputs accept (every
+// property required, no additional properties, no numeric or length
+// bounds): ranges are enforced by the code that reads the answers. A
 // change of wording or schema bumps PromptVersion, which is recorded with
 // each stored document (metadata "extractor") so a re-extraction can
 // tell what produced a fact.
@@ -41,14 +44,14 @@ const extractSchema = `{
         "additionalProperties": false,
         "required": ["text", "kind", "category", "confidence", "importance", "sensitivity", "speaker", "message", "evidence", "occurred_start", "occurred_end", "entities", "relations", "causes"],
         "properties": {
-          "text": {"type": "string", "minLength": 1},
+          "text": {"type": "string"},
           "kind": {"type": "string", "enum": ["world", "experience"]},
           "category": {"type": "string", "enum": ["personal", "project", "decision", "preference", "event", "contact", "technical"]},
-          "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-          "importance": {"type": "number", "minimum": 0, "maximum": 1},
+          "confidence": {"type": "number"},
+          "importance": {"type": "number"},
           "sensitivity": {"type": "string", "enum": ["open", "private", "sensitive"]},
           "speaker": {"type": "string"},
-          "message": {"type": "integer", "minimum": 0},
+          "message": {"type": "integer"},
           "evidence": {"type": "string"},
           "occurred_start": {"type": "string"},
           "occurred_end": {"type": "string"},
@@ -59,9 +62,9 @@ const extractSchema = `{
               "additionalProperties": false,
               "required": ["name", "type", "confidence"],
               "properties": {
-                "name": {"type": "string", "minLength": 1},
+                "name": {"type": "string"},
                 "type": {"type": "string", "enum": ["person", "organization", "place", "project", "topic", "event", "promise", "emotion", "decision", "question", "relationship", "habit", "technology"]},
-                "confidence": {"type": "number", "minimum": 0, "maximum": 1}
+                "confidence": {"type": "number"}
               }
             }
           },
@@ -72,10 +75,10 @@ const extractSchema = `{
               "additionalProperties": false,
               "required": ["subject", "predicate", "object", "confidence"],
               "properties": {
-                "subject": {"type": "string", "minLength": 1},
-                "predicate": {"type": "string", "minLength": 1},
-                "object": {"type": "string", "minLength": 1},
-                "confidence": {"type": "number", "minimum": 0, "maximum": 1}
+                "subject": {"type": "string"},
+                "predicate": {"type": "string"},
+                "object": {"type": "string"},
+                "confidence": {"type": "number"}
               }
             }
           },
@@ -86,7 +89,7 @@ const extractSchema = `{
               "additionalProperties": false,
               "required": ["fact", "kind"],
               "properties": {
-                "fact": {"type": "integer", "minimum": 0},
+                "fact": {"type": "integer"},
                 "kind": {"type": "string", "enum": ["causes", "caused_by", "enables", "prevents"]}
               }
             }
@@ -118,7 +121,7 @@ const judgeSchema = `{
         "additionalProperties": false,
         "required": ["fact", "action", "existing", "reason"],
         "properties": {
-          "fact": {"type": "integer", "minimum": 0},
+          "fact": {"type": "integer"},
           "action": {"type": "string", "enum": ["new", "duplicate", "update", "contradiction"]},
           "existing": {"type": "string"},
           "reason": {"type": "string"}

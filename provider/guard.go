@@ -17,6 +17,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -42,10 +43,13 @@ const (
 	DefaultConcurrency = 4
 )
 
-// Stage names used by the guard for calls that carry none.
+// Stage names under which [Guard.Stats] counts calls.
 const (
-	StageChat   = "chat"
-	StageEmbed  = "embed"
+	// StageChat counts the LLM calls whose request names no Stage.
+	StageChat = "chat"
+	// StageEmbed counts the calls of a guarded [memory.Embedder].
+	StageEmbed = "embed"
+	// StageRerank counts the calls of a guarded [memory.Reranker].
 	StageRerank = "rerank"
 )
 
@@ -271,6 +275,12 @@ func (g *Guard) Embedder(e memory.Embedder) memory.Embedder { return &guardedEmb
 // Reranker wraps r so that every Rerank goes through the guard, counted
 // under [StageRerank]. Errors start with "rerank: ".
 func (g *Guard) Reranker(r memory.Reranker) memory.Reranker { return &guardedReranker{g: g, r: r} }
+
+var (
+	_ memory.LLM      = (*guardedLLM)(nil)
+	_ memory.Embedder = (*guardedEmbedder)(nil)
+	_ memory.Reranker = (*guardedReranker)(nil)
+)
 
 type guardedLLM struct {
 	g *Guard
@@ -522,6 +532,10 @@ func MapError(ctx context.Context, err error, res *http.Response, secret string)
 		return HTTPError(res.StatusCode, Redact(ErrorMessage(body), secret), ParseRetryAfter(res.Header, time.Now()))
 	}
 	msg := OneLine(Redact(err.Error(), secret), maxMessage)
+	if ue := (*url.Error)(nil); errors.As(err, &ue) && res == nil {
+		// "Post "https://…": dial tcp …" → the cause; the URL adds nothing.
+		msg = "connection failed: " + OneLine(Redact(ue.Err.Error(), secret), maxMessage)
+	}
 	if res != nil && !strings.Contains(err.Error(), "error reading response body") {
 		// A complete response that is not the JSON the API promises.
 		return &Error{Code: memory.EINVALID, Message: "unreadable response: " + msg, Status: res.StatusCode, Err: fmt.Errorf("%s: %w", msg, ErrMalformed)}

@@ -3,6 +3,7 @@ package provider_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -591,4 +592,30 @@ func equalDurations(a, b []time.Duration) bool {
 		}
 	}
 	return true
+}
+
+func ExampleGuard() {
+	s := llmtest.NewServer()
+	defer s.Close()
+	s.On(llmtest.Rule{Times: 1, Reply: llmtest.Reply{Status: 503, Content: "overloaded"}})
+	s.On(llmtest.Rule{Schema: "facts", Reply: llmtest.Reply{JSON: map[string]any{"facts": []string{"Lena has a cat"}}}})
+
+	g := provider.NewGuard()
+	g.Backoff = time.Millisecond
+	llm := g.LLM(openai.New(openai.Config{BaseURL: s.URL(), Model: "any"}))
+	resp, err := llm.Chat(context.Background(), &memory.ChatRequest{
+		Stage:    "extract",
+		Messages: []memory.ChatMessage{{Role: memory.RoleUser, Content: "Lena adopted a cat."}},
+		Schema:   factsSchema,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(resp.JSON))
+	st := g.Stats()["extract"]
+	fmt.Println("calls:", st.Calls, "retries:", st.Retries)
+	// Output:
+	// {"facts":["Lena has a cat"]}
+	// calls: 2 retries: 1
 }

@@ -3,6 +3,7 @@ package provider_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -166,4 +167,14 @@ func FuzzStripThink(f *testing.F) {
 			t.Fatalf("StripThink(%q) = %q, changed text without tags", s, got)
 		}
 	})
+}
+
+func ExampleExtractJSON() {
+	doc, err := provider.ExtractJSON("<think>the user wants JSON</think>Sure:\n```json\n{\"facts\": [\"Lena has a cat\"]}\n```")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(doc))
+	// Output: {"facts": ["Lena has a cat"]}
 }

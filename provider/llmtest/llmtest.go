@@ -41,9 +41,12 @@ const DefaultModel = "llmtest"
 
 // Paths the server answers.
 const (
-	PathChat       = "/v1/chat/completions"
+	// PathChat answers chat completions from the rules.
+	PathChat = "/v1/chat/completions"
+	// PathEmbeddings answers with [Vector] per input text.
 	PathEmbeddings = "/v1/embeddings"
-	PathModels     = "/v1/models"
+	// PathModels lists [DefaultModel].
+	PathModels = "/v1/models"
 )
 
 // NoRuleMessage is the error message of the HTTP 500 answered to a chat

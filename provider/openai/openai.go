@@ -135,16 +135,16 @@ func (c *Client) Chat(ctx context.Context, req *memory.ChatRequest) (*memory.Cha
 			return c.reply(req, comp)
 		}
 		var pe *provider.Error
-		if !errors.As(err, &pe) || !rejected(pe) {
+		if !errors.As(err, &pe) {
 			return nil, err
 		}
 		msg := strings.ToLower(pe.Message)
 		switch {
-		case req.Schema != nil && mode < modePrompt && mentionsFormat(msg):
+		case req.Schema != nil && mode < modePrompt && formatRejected(pe.Status, msg):
 			c.mode.CompareAndSwap(mode, mode+1)
-		case req.MaxTokens > 0 && !c.completionTokens.Load() && strings.Contains(msg, "max_completion_tokens"):
+		case rejected(pe.Status) && req.MaxTokens > 0 && !c.completionTokens.Load() && strings.Contains(msg, "max_completion_tokens"):
 			c.completionTokens.Store(true)
-		case !c.noTemperature.Load() && strings.Contains(msg, "temperature"):
+		case rejected(pe.Status) && !c.noTemperature.Load() && strings.Contains(msg, "temperature"):
 			c.noTemperature.Store(true)
 		default:
 			return nil, err
@@ -152,20 +152,27 @@ func (c *Client) Chat(ctx context.Context, req *memory.ChatRequest) (*memory.Cha
 	}
 }
 
-// rejected reports whether the server refused the request itself (as
-// opposed to the key, the model or its capacity).
-func rejected(e *provider.Error) bool {
-	return e.Status == http.StatusBadRequest || e.Status == http.StatusUnprocessableEntity ||
-		e.Status == http.StatusNotImplemented
+// rejected reports whether an HTTP status says the server refused the
+// request itself (as opposed to the key, the model or its capacity).
+func rejected(status int) bool {
+	return status == http.StatusBadRequest || status == http.StatusUnprocessableEntity ||
+		status == http.StatusNotImplemented
 }
 
-// mentionsFormat reports whether an error message is about the
-// response_format parameter.
-func mentionsFormat(msg string) bool {
-	for _, s := range []string{"response_format", "response format", "json_schema", "json schema", "json_object", "structured output", "json mode"} {
-		if strings.Contains(msg, s) {
-			return true
+// formatRejected reports whether a failure says the server does not
+// support the response_format sent. Some servers answer 500 rather than
+// 400 for an unknown format, and OpenRouter 404 when no backend of the
+// model supports the parameters.
+func formatRejected(status int, msg string) bool {
+	switch {
+	case rejected(status), status == http.StatusInternalServerError:
+		for _, s := range []string{"response_format", "response format", "json_schema", "json schema", "json_object", "structured output", "json mode"} {
+			if strings.Contains(msg, s) {
+				return true
+			}
 		}
+	case status == http.StatusNotFound:
+		return strings.Contains(msg, "no endpoints found")
 	}
 	return false
 }

@@ -189,6 +189,23 @@ func TestClient_Chat(t *testing.T) {
 		}
 	})
 
+	t.Run("FallbackOn500", func(t *testing.T) {
+		s, c := newClient(t)
+		s.On(llmtest.Rule{Match: func(r llmtest.Request) bool { return r.ResponseFormat == "json_schema" },
+			Reply: llmtest.Reply{Status: 500, Content: "Unsupported response_format type: json_schema"}})
+		s.On(llmtest.Rule{Schema: "facts", Reply: llmtest.Reply{JSON: map[string]any{"facts": []string{"x"}}}})
+		if _, err := c.Chat(t.Context(), factsReq()); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range s.Requests() {
+			got = append(got, r.ResponseFormat)
+		}
+		if want := []string{"json_schema", "json_object"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("response formats = %q, want %q", got, want)
+		}
+	})
+
 	t.Run("ToolCalls", func(t *testing.T) {
 		s, c := newClient(t)
 		s.On(llmtest.Rule{Match: func(r llmtest.Request) bool { return r.Messages[len(r.Messages)-1].Role == "user" },
@@ -348,6 +365,9 @@ func TestClient_Chat(t *testing.T) {
 		_, err := c.Chat(t.Context(), factsReq())
 		if got, want := memory.ErrorCode(err), memory.EUNAVAILABLE; got != want {
 			t.Errorf("code = %q, want %q (%v)", got, want, err)
+		}
+		if got := memory.ErrorMessage(err); !strings.HasPrefix(got, "connection failed: dial tcp ") {
+			t.Errorf("message = %q, want a failed connection", got)
 		}
 	})
 
