@@ -1,15 +1,270 @@
 package mnemo
 
-// jobRunner runs queued jobs (retain --async) in the background.
-// TODO(jobs/sessions helper): implement.
-type jobRunner struct{}
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
 
-// sessionBuffer turns streamed chat messages into retained documents.
-// TODO(jobs/sessions helper): implement.
-type sessionBuffer struct{}
+	"github.com/mnemo-ai/mnemo/internal/id"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/retain"
+)
+
+// Defaults of the job queue (retain --async).
+const (
+	// DefaultJobPoll is how often the background worker looks for due
+	// jobs (Config.JobPoll).
+	DefaultJobPoll = time.Second
+	// DefaultJobAttempts is how many times a job whose failure is
+	// temporary (an EUNAVAILABLE error: a provider or the database down)
+	// is tried before it fails for good.
+	DefaultJobAttempts = 3
+	// DefaultJobBackoff is how long a job waits after its first temporary
+	// failure; each further one doubles it.
+	DefaultJobBackoff = 5 * time.Second
+	// DefaultJobLease is how long a claimed job may run before another
+	// worker (in this process or another) takes it for abandoned — its
+	// worker died — and queues it again. A job that really runs longer is
+	// run twice, which retain's content-hash dedup makes harmless.
+	DefaultJobLease = 10 * time.Minute
+)
+
+// jobRunner runs queued jobs (retain --async): a background worker every
+// poll interval, and Engine.RunJobs on demand. The work (runJob) is a plain
+// method; the loop only decides when.
+type jobRunner struct {
+	e        *Engine
+	poll     time.Duration // < 0: no background worker
+	attempts int
+	backoff  time.Duration
+	lease    time.Duration
+
+	wake   chan struct{} // RetainAsync nudges the worker
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
 
 // startBackground starts the job worker and the session idle trigger.
-func (e *Engine) startBackground(cfg Config) {}
+func (e *Engine) startBackground(cfg Config) {
+	poll := cfg.JobPoll
+	if poll == 0 {
+		poll = DefaultJobPoll
+	}
+	e.jobs = &jobRunner{e: e, poll: poll, attempts: DefaultJobAttempts, backoff: DefaultJobBackoff, lease: DefaultJobLease, wake: make(chan struct{}, 1)}
+	e.sessions = newSessionBuffer(e, cfg)
+	if poll > 0 {
+		ctx, cancel := context.WithCancel(context.Background())
+		e.jobs.cancel = cancel
+		e.jobs.wg.Add(1)
+		go func() { defer e.jobs.wg.Done(); e.jobs.loop(ctx) }()
+	}
+	e.sessions.start()
+}
 
-// stopBackground stops what startBackground started and waits for it.
-func (e *Engine) stopBackground() error { return nil }
+// stopBackground stops what startBackground started and waits for it. A
+// job running then is interrupted and queued again.
+func (e *Engine) stopBackground() error {
+	if e.jobs != nil && e.jobs.cancel != nil {
+		e.jobs.cancel()
+		e.jobs.wg.Wait()
+	}
+	if e.sessions != nil {
+		e.sessions.stop()
+	}
+	return nil
+}
+
+// loop runs due jobs every poll interval (at once when nudged) until ctx
+// ends.
+func (r *jobRunner) loop(ctx context.Context) {
+	t := time.NewTimer(r.poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-r.wake:
+		}
+		if _, err := r.run(ctx); err != nil && ctx.Err() == nil {
+			r.e.log.Warn("run jobs", "err", err)
+		}
+		t.Reset(r.poll)
+	}
+}
+
+// RetainAsync queues a retain and returns the queued job at once; the
+// background worker (or RunJobs) runs it later, and Job reports how it
+// went. The request is validated now: bad input and an unknown bank are
+// refused with EINVALID and ENOTFOUND before anything is queued. The
+// default bank is created on first use. A request without At is dated
+// when it is queued, not when it runs. Queued jobs are durable: they
+// survive closing the engine and run in the next one to open the file.
+func (e *Engine) RetainAsync(ctx context.Context, req memory.RetainRequest) (*memory.Job, error) {
+	if req.BankID == "" {
+		req.BankID = memory.DefaultBank
+	}
+	if err := retain.Validate(&req); err != nil {
+		return nil, err
+	}
+	if err := e.requireBank(ctx, req.BankID); err != nil {
+		return nil, err
+	}
+	now := e.now().UTC().Truncate(time.Microsecond)
+	if req.At.IsZero() {
+		// Dated when asked, not when run: relative dates in the text
+		// ("yesterday") mean the day it was queued.
+		req.At = now
+	}
+	payload, err := json.Marshal(req)
+	if err != nil {
+		return nil, memory.Errorf(memory.EINVALID, "encode request: %v", err)
+	}
+	var nonce [8]byte
+	rand.Read(nonce[:])
+	j := &memory.Job{
+		ID:     id.Derive("job", now, req.BankID, hex.EncodeToString(nonce[:])),
+		BankID: req.BankID, Kind: memory.JobRetain, Payload: payload, CreatedAt: now,
+	}
+	if err := e.store.EnqueueJob(ctx, j); err != nil {
+		return nil, err
+	}
+	select {
+	case e.jobs.wake <- struct{}{}:
+	default:
+	}
+	return j, nil
+}
+
+// requireBank creates the default bank on first use and fails with
+// ENOTFOUND for any other bank that does not exist.
+func (e *Engine) requireBank(ctx context.Context, bank string) error {
+	if bank == memory.DefaultBank {
+		return e.ensureDefaultBank(ctx)
+	}
+	if err := memory.ValidateBankName(bank); err != nil {
+		return err
+	}
+	_, err := e.store.Bank(ctx, bank)
+	return err
+}
+
+// Job returns one job of a bank (the default bank when bank is empty), or
+// ENOTFOUND. A done retain job's Result is the JSON memory.RetainResult; a
+// failed one's Error says why.
+func (e *Engine) Job(ctx context.Context, bank, id string) (*memory.Job, error) {
+	if bank == "" {
+		bank = memory.DefaultBank
+	}
+	return e.store.Job(ctx, bank, id)
+}
+
+// Jobs lists a bank's jobs (the default bank when bank is empty), newest
+// first, at most limit (0: all).
+func (e *Engine) Jobs(ctx context.Context, bank string, limit int) ([]*memory.Job, error) {
+	if bank == "" {
+		bank = memory.DefaultBank
+	}
+	return e.store.Jobs(ctx, bank, limit)
+}
+
+// RunJobs runs every due job of every bank, one after the other, and
+// returns how many it ran (whatever their outcome): what `mnemo jobs run`
+// does, and what the background worker does every Config.JobPoll. Jobs
+// left running by a worker that died (claimed more than DefaultJobLease
+// ago) are queued again first. A job that failed for a temporary reason
+// and waits out its backoff is not due: it is left for a later call. It
+// stops early when ctx ends; the job it interrupted is queued again.
+func (e *Engine) RunJobs(ctx context.Context) (int, error) {
+	return e.jobs.run(ctx)
+}
+
+func (r *jobRunner) run(ctx context.Context) (int, error) {
+	now := r.e.now()
+	if n, err := r.e.store.RequeueJobs(ctx, now.Add(-r.lease)); err != nil {
+		return 0, err
+	} else if n > 0 {
+		r.e.log.Info("requeued abandoned jobs", "count", n)
+	}
+	ran := 0
+	for ctx.Err() == nil {
+		j, err := r.e.store.ClaimJob(ctx, r.e.now().UTC().Truncate(time.Microsecond))
+		if memory.ErrorCode(err) == memory.ENOTFOUND {
+			return ran, nil
+		}
+		if err != nil {
+			return ran, err
+		}
+		ran++
+		if err := r.runJob(ctx, j); err != nil {
+			return ran, err
+		}
+	}
+	return ran, ctx.Err()
+}
+
+// runJob runs one claimed job and records its end. Only a failure to
+// record it is returned; the job's own failure is recorded in it.
+func (r *jobRunner) runJob(ctx context.Context, j *memory.Job) error {
+	res, err := r.e.execute(ctx, j)
+	now := r.e.now().UTC().Truncate(time.Microsecond)
+	j.UpdatedAt, j.Result, j.Error = now, nil, ""
+	switch {
+	case err == nil:
+		j.Status, j.Result = memory.JobDone, res
+	case ctx.Err() != nil:
+		// Interrupted by shutdown: not the job's fault, due again at once.
+		j.Status, j.Error = memory.JobQueued, "interrupted: the engine stopped while the job ran"
+	case memory.ErrorCode(err) == memory.EUNAVAILABLE && j.Attempts < r.attempts:
+		j.Status, j.Error = memory.JobQueued, jobError(err)
+		j.UpdatedAt = now.Add(r.backoff << (j.Attempts - 1))
+	default:
+		j.Status, j.Error = memory.JobFailed, jobError(err)
+	}
+	if err != nil && ctx.Err() == nil {
+		r.e.log.Warn("job failed", "bank", j.BankID, "job", j.ID, "attempt", j.Attempts, "status", j.Status, "err", err)
+	}
+	// Record the end even when ctx ended: the job must not stay running.
+	if err := r.e.store.FinishJob(context.WithoutCancel(ctx), j); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// jobError is the message a failed job keeps: an *memory.Error's message,
+// or the whole text of any other error (a job's error is read later, away
+// from the log that has the details).
+func jobError(err error) string {
+	var me *memory.Error
+	if errors.As(err, &me) {
+		return me.Message
+	}
+	return err.Error()
+}
+
+// execute does a job's work and returns its JSON result.
+func (e *Engine) execute(ctx context.Context, j *memory.Job) ([]byte, error) {
+	switch j.Kind {
+	case memory.JobRetain:
+		var req memory.RetainRequest
+		if err := json.Unmarshal(j.Payload, &req); err != nil {
+			return nil, memory.Errorf(memory.EINVALID, "job %s: bad payload: %v", j.ID, err)
+		}
+		if req.BankID != j.BankID {
+			return nil, memory.Errorf(memory.EINVALID, "job %s: payload names bank %q, not the job's %q", j.ID, req.BankID, j.BankID)
+		}
+		res, err := e.Retain(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	}
+	return nil, memory.Errorf(memory.EINVALID, "job %s: unknown kind %q", j.ID, j.Kind)
+}

@@ -26,7 +26,7 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // llmEnv is an engine with an LLM behind a scripted server.
@@ -282,7 +282,9 @@ func TestEngine_LLM_RedisToMemcached(t *testing.T) {
 
 	// The same fact again: skipped, the first one reinforced.
 	e.srv.On(llmtest.Rule{Schema: "conflicts", Contains: "Redis it is", Times: 1, Reply: llmtest.Reply{JSON: decisions([3]any{0, "duplicate", first.ID})}})
-	e.srv.On(llmtest.Rule{Schema: "conflicts", Match: func(r llmtest.Request) bool { return strings.Contains(r.Messages[len(r.Messages)-1].Content, "NEW 0: "+redis) }, Times: 1,
+	e.srv.On(llmtest.Rule{Schema: "conflicts", Match: func(r llmtest.Request) bool {
+		return strings.Contains(r.Messages[len(r.Messages)-1].Content, "NEW 0: "+redis)
+	}, Times: 1,
 		Reply: llmtest.Reply{JSON: decisions([3]any{0, "duplicate", first.ID})}})
 	before, _ := e.eng.Stats(e.ctx, "default")
 	res := e.retain("default", "Alice", "Redis it is, final answer.", day(2))

@@ -70,7 +70,8 @@ type Config struct {
 	// (jobs then run only through Engine.RunJobs).
 	JobPoll time.Duration
 	// SessionUserMessages is how many buffered user messages make a
-	// streaming session extract (seed 001: 10); 0 means the default.
+	// streaming session extract (seed 001: 10); 0 means the default,
+	// negative disables the count trigger.
 	SessionUserMessages int
 	// SessionIdle is how long a session with buffered messages waits for
 	// more before it is extracted anyway (seed 001: 5 minutes); 0 means

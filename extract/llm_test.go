@@ -40,7 +40,7 @@ func TestLLM_Extract(t *testing.T) {
 	t2 := t1.Add(time.Hour)
 	srv.On(llmtest.Rule{Schema: "extraction", Reply: llmtest.Reply{JSON: map[string]any{"facts": []any{
 		answerFact("Caroline went to a support group", map[string]any{"speaker": "Caroline", "message": 1, "occurred_start": "2024-05-07",
-			"entities": []any{map[string]any{"name": "caroline", "type": "person", "confidence": 0.7}, map[string]any{"name": "support group", "type": "event", "confidence": 0.8}},
+			"entities":  []any{map[string]any{"name": "caroline", "type": "person", "confidence": 0.7}, map[string]any{"name": "support group", "type": "event", "confidence": 0.8}},
 			"relations": []any{map[string]any{"subject": "Caroline", "predicate": "Attends ", "object": "support group", "confidence": 0.9}},
 			"causes":    []any{map[string]any{"fact": 2, "kind": "causes"}}}),
 		answerFact("Something vague", map[string]any{"confidence": 0.2}),

@@ -82,9 +82,11 @@ type Store interface {
 	// EnqueueJob stores a new queued job (ID, BankID, Kind, Payload and
 	// CreatedAt set by the caller); ECONFLICT if its id exists.
 	EnqueueJob(ctx context.Context, j *Job) error
-	// ClaimJob marks the oldest queued job of any bank running (one more
-	// attempt, UpdatedAt = at) and returns it; ENOTFOUND when none is
-	// queued. Two callers never claim the same job.
+	// ClaimJob marks the oldest queued job of any bank whose UpdatedAt is
+	// not after at running (one more attempt, UpdatedAt = at) and returns
+	// it; ENOTFOUND when none is due. A job requeued with a later
+	// UpdatedAt waits until then: that is how retries back off. Two
+	// callers never claim the same job.
 	ClaimJob(ctx context.Context, at time.Time) (*Job, error)
 	// FinishJob records a claimed job's end: its Status (done, failed or
 	// queued again), Result, Error and UpdatedAt.
@@ -93,9 +95,10 @@ type Store interface {
 	Job(ctx context.Context, bankID, id string) (*Job, error)
 	// Jobs lists a bank's jobs, newest first, at most limit (0: all).
 	Jobs(ctx context.Context, bankID string, limit int) ([]*Job, error)
-	// RequeueJobs puts every running job back in the queue (after a crash
-	// or restart) and returns how many.
-	RequeueJobs(ctx context.Context) (int, error)
+	// RequeueJobs puts back in the queue every running job claimed before
+	// staleBefore (its worker died: the claim's lease ran out) and returns
+	// how many. Jobs claimed since are left to their live workers.
+	RequeueJobs(ctx context.Context, staleBefore time.Time) (int, error)
 
 	// AppendSession adds messages to a session's buffer, in order, and
 	// returns the buffer's state afterwards.

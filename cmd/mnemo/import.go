@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/bench"
@@ -16,8 +17,10 @@ import (
 
 func newImportCmd(g *globals) *cobra.Command {
 	var format string
+	var watch bool
+	var poll time.Duration
 	cmd := &cobra.Command{
-		Use:   "import FILE",
+		Use:   "import FILE | --watch FOLDER",
 		Short: "Import a JSONL chat transcript or a LoCoMo JSON file",
 		Long: `Import a file of conversations.
 
@@ -27,10 +30,26 @@ func newImportCmd(g *globals) *cobra.Command {
               conversation, named by its sample_id.
 
 A malformed line is reported with its number and skipped; the rest is
-imported, and the command exits with status 6.`,
+imported, and the command exits with status 6.
+
+With --watch the argument is a folder of JSONL transcript segments: every
+*.jsonl file in it is followed, each new complete line retained as one
+chat document as it arrives, until the command is stopped (SIGINT or
+SIGTERM: a clean stop exits 0). Progress is kept per file in the bank, so
+a restarted watch resumes where it stopped and never takes a line twice.
+Malformed lines are reported and skipped.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
+			if watch {
+				if cmd.Flags().Changed("format") && format != "jsonl" {
+					return usagef("--watch follows JSONL files only, not --format %s", format)
+				}
+				return g.watch(cmd, path, poll) // follow.go
+			}
+			if cmd.Flags().Changed("poll") {
+				return usagef("--poll needs --watch")
+			}
 			if format == "" {
 				var err error
 				if format, err = detectFormat(path); err != nil {
@@ -91,6 +110,8 @@ imported, and the command exits with status 6.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "", "jsonl or locomo (default: from the file)")
+	cmd.Flags().BoolVar(&watch, "watch", false, "follow a folder of JSONL segments until stopped")
+	cmd.Flags().DurationVar(&poll, "poll", mnemo.DefaultFollowPoll, "with --watch: how often to look for new lines")
 	return cmd
 }
 

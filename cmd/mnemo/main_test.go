@@ -166,6 +166,8 @@ type recallResult struct {
 	OccurredAt *time.Time                      `json:"occurred_at"`
 	Speaker    string                          `json:"speaker"`
 	Explain    map[string]memory.StrategyScore `json:"explain"`
+	Status     memory.Status                   `json:"status"`
+	Previously []previousJSON                  `json:"previously"`
 }
 
 type recallOut struct {

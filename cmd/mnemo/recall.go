@@ -60,7 +60,10 @@ func newRecallCmd(g *globals) *cobra.Command {
 			if g.json {
 				out := recallJSON{Results: make([]recallResultJSON, 0, len(rec.Results)), Context: rec.Context}
 				for _, r := range rec.Results {
-					j := recallResultJSON{ID: r.Fact.ID, Text: r.Fact.Text, Score: r.Score, Speaker: r.Fact.Speaker, Explain: r.Explain, Status: r.Fact.Status}
+					j := recallResultJSON{ID: r.Fact.ID, Text: r.Fact.Text, Score: r.Score, Speaker: r.Fact.Speaker, Explain: r.Explain}
+					if r.Fact.Status != memory.StatusActive {
+						j.Status = r.Fact.Status // only superseded or archived facts (--history) say so
+					}
 					for _, p := range r.Previously {
 						pj := previousJSON{ID: p.ID, Text: p.Text, Speaker: p.Speaker}
 						if !p.ValidTo.IsZero() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
@@ -11,13 +12,27 @@ import (
 )
 
 func newRetainCmd(g *globals) *cobra.Command {
-	var speaker, at, source, item string
+	var speaker, at, source, item, session, role string
 	var tags []string
+	var async bool
 	cmd := &cobra.Command{
 		Use:   "retain [TEXT | -]",
 		Short: "Remember a piece of text (from the argument, or stdin with -)",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `Remember a piece of text (from the argument, or stdin with -).
+
+With --async the text is queued and the job id printed at once; a
+background worker or "mnemo jobs run" retains it ("mnemo jobs" shows how
+it went).
+
+With --session the text is one message of a streaming chat session: it is
+buffered, and the session's buffered messages are retained as one chat
+document every 10 user messages (or once the session has been idle for 5
+minutes, by "mnemo jobs run" or a running server).`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkRetainFlags(cmd, session); err != nil {
+				return err
+			}
 			text, err := readText(g.stdin, args)
 			if err != nil {
 				return err
@@ -29,6 +44,24 @@ func newRetainCmd(g *globals) *cobra.Command {
 					return err
 				}
 				req.At = t
+			}
+			if session != "" {
+				return g.appendMessage(cmd, session, memory.Role(role), memory.Message{ID: item, Speaker: speaker, Text: text, Time: req.At})
+			}
+			if async {
+				eng, err := g.engineWith(cmd, oneShot) // jobs.go
+				if err != nil {
+					return err
+				}
+				j, err := eng.RetainAsync(cmd.Context(), req)
+				if err != nil {
+					return err
+				}
+				if g.json {
+					return g.printJSON(newJobJSON(j))
+				}
+				fmt.Fprintln(g.stdout, j.ID)
+				return nil
 			}
 			eng, err := g.engine(cmd)
 			if err != nil {
@@ -55,7 +88,77 @@ func newRetainCmd(g *globals) *cobra.Command {
 	f.StringVar(&source, "source", "", "source channel (chat, note, email, …); default api")
 	f.StringVar(&item, "id", "", "external item id; default the content hash")
 	f.StringSliceVar(&tags, "tags", nil, "comma-separated tags")
+	f.BoolVar(&async, "async", false, "queue the retain and print the job id at once")
+	f.StringVar(&session, "session", "", "append the text as one message of this streaming chat session")
+	f.StringVar(&role, "role", string(memory.RoleUser), "with --session: who wrote the message, user or assistant")
 	return cmd
+}
+
+// checkRetainFlags refuses flags that do not go together.
+func checkRetainFlags(cmd *cobra.Command, session string) error {
+	f := cmd.Flags()
+	if session == "" {
+		if f.Changed("role") {
+			return usagef("--role needs --session")
+		}
+		return nil
+	}
+	for _, name := range []string{"async", "source", "tags"} {
+		if f.Changed(name) {
+			return usagef("--%s cannot be used with --session", name)
+		}
+	}
+	return nil
+}
+
+// sessionJSON is a session append's result as --json prints it.
+type sessionJSON struct {
+	Session      string                 `json:"session"`
+	Messages     int                    `json:"messages"`
+	UserMessages int                    `json:"user_messages"`
+	FirstSeq     int64                  `json:"first_seq,omitempty"`
+	LastSeq      int64                  `json:"last_seq,omitempty"`
+	LastAt       *time.Time             `json:"last_at,omitempty"`
+	Retained     []*memory.RetainResult `json:"retained,omitempty"`
+	Dropped      int                    `json:"dropped,omitempty"`
+	ExtractError string                 `json:"extract_error,omitempty"`
+}
+
+// appendMessage appends one message to a streaming session and prints
+// the session's state (and what an extraction it triggered retained).
+func (g *globals) appendMessage(cmd *cobra.Command, session string, role memory.Role, msg memory.Message) error {
+	eng, err := g.engineWith(cmd, oneShot) // jobs.go
+	if err != nil {
+		return err
+	}
+	res, err := eng.AppendMessage(cmd.Context(), g.bank, session, role, msg)
+	if err != nil {
+		return err
+	}
+	st := res.State
+	if g.json {
+		out := sessionJSON{Session: st.Session, Messages: st.Messages, UserMessages: st.UserMessages, FirstSeq: st.FirstSeq, LastSeq: st.LastSeq,
+			Retained: res.Retained, Dropped: res.Dropped, ExtractError: res.ExtractError}
+		if !st.LastAt.IsZero() {
+			out.LastAt = &st.LastAt
+		}
+		return g.printJSON(out)
+	}
+	for _, r := range res.Retained {
+		if r.Duplicate {
+			fmt.Fprintf(g.stdout, "session %s: already remembered (document %s)\n", session, r.DocumentID)
+		} else {
+			fmt.Fprintf(g.stdout, "session %s: remembered %d facts, %d entities (document %s)\n", session, r.Facts, r.Entities, r.DocumentID)
+		}
+	}
+	if res.Dropped > 0 {
+		fmt.Fprintf(g.stdout, "session %s: nothing to remember in %d messages\n", session, res.Dropped)
+	}
+	if res.ExtractError != "" {
+		fmt.Fprintf(g.stderr, "mnemo: session %s: extraction failed, the messages stay buffered: %s\n", session, res.ExtractError)
+	}
+	fmt.Fprintf(g.stdout, "session %s: %d messages buffered (%d from the user)\n", session, st.Messages, st.UserMessages)
+	return nil
 }
 
 // readText returns the text argument, or stdin when it is "-" or absent.

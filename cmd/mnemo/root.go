@@ -77,13 +77,17 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print JSON")
 	g.prov.register(root.PersistentFlags())
 	root.AddCommand(newBankCmd(g), newRetainCmd(g), newImportCmd(g), newRecallCmd(g), newStatsCmd(g), newBenchCmd(g))
+	root.AddCommand(newJobsCmd(g)) // jobs.go
+	root.AddCommand(newEmbeddingsCmd(g))
 	return root, g
 }
 
 // engine opens the engine on the global database for one command and
 // closes it when the command ends (see newRootCmd's PersistentPostRunE).
 func (g *globals) engine(cmd *cobra.Command) (*mnemo.Engine, error) {
-	eng, err := g.open(cmd.Context(), mnemo.Config{})
+	// A command is one-shot: no background job worker or idle-session
+	// trigger; `mnemo jobs run` does that work on demand.
+	eng, err := g.open(cmd.Context(), mnemo.Config{JobPoll: -1, SessionIdle: -1})
 	if err != nil {
 		return nil, err
 	}

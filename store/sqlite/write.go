@@ -160,6 +160,11 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) (a 
 			return a, fmt.Errorf("watermark: %w", err)
 		}
 	}
+	if d := w.DrainSession; d != nil {
+		if err := drainSession(ctx, tx, w.BankID, d); err != nil { // queue.go
+			return a, err
+		}
+	}
 	a.version++
 	_, err = tx.ExecContext(ctx, `UPDATE banks SET next_seq = ?, version = ? WHERE id = ?`, nextSeq, a.version, w.BankID)
 	return a, err

@@ -40,7 +40,9 @@ type memBank struct {
 	links      map[memLinkKey]memory.Link
 	relations  map[string]*memory.Relation
 	watermarks map[string]memory.Watermark
-	entVecs    map[string][]float32 // entity id → name embedding
+	entVecs    map[string][]float32   // entity id → name embedding
+	jobs       map[string]*memory.Job // by id; memstore_queue_test.go
+	sessions   map[string]*memSession // by session id; memstore_queue_test.go
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.
@@ -56,6 +58,7 @@ func (b *memBank) clone() *memBank {
 	c.refs, c.cooc, c.links = maps.Clone(b.refs), maps.Clone(b.cooc), maps.Clone(b.links)
 	c.relations, c.watermarks = maps.Clone(b.relations), maps.Clone(b.watermarks)
 	c.entVecs = maps.Clone(b.entVecs)
+	c.jobs, c.sessions = maps.Clone(b.jobs), maps.Clone(b.sessions)
 	return &c
 }
 
@@ -273,6 +276,11 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 		c := *wm
 		c.BankID = w.BankID
 		b.watermarks[c.Source] = c
+	}
+	if d := w.DrainSession; d != nil {
+		if err := b.drainSession(d); err != nil { // memstore_queue_test.go
+			return nil, err
+		}
 	}
 	res.Facts = len(w.Facts)
 	return res, nil

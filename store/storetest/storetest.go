@@ -110,6 +110,25 @@ var suite = []struct {
 	{"Concurrency", []testCase{
 		{"WriteAndSearch", testConcurrencyWriteAndSearch},
 	}},
+	{"Jobs", []testCase{ // queue.go
+		{"Enqueue", testJobsEnqueue},
+		{"List", testJobsList},
+		{"ClaimOrder", testJobsClaimOrder},
+		{"Finish", testJobsFinish},
+		{"ClaimConcurrent", testJobsClaimConcurrent},
+		{"Requeue", testJobsRequeue},
+		{"Isolation", testJobsIsolation},
+	}},
+	{"Sessions", []testCase{
+		{"Append", testSessionsAppend},
+		{"ErrInvalid", testSessionsErrInvalid},
+		{"Drain", testSessionsDrain},
+		{"DrainAtomic", testSessionsDrainAtomic},
+		{"Isolation", testSessionsIsolation},
+	}},
+	{"Watermark", []testCase{
+		{"Read", testWatermarkRead},
+	}},
 }
 
 // env is one subtest's store with helpers that fail the test on an

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-ai/mnemo"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/spf13/cobra"
+)
+
+// followJSON is one line `mnemo import --watch --json` took in or
+// skipped, printed as one JSON object per line.
+type followJSON struct {
+	File   string               `json:"file"`
+	Offset int64                `json:"offset"`
+	Result *memory.RetainResult `json:"result,omitempty"`
+	Error  string               `json:"error,omitempty"`
+}
+
+// watch follows the folder dir (import --watch) until the command's
+// context ends: SIGINT or SIGTERM is a clean stop.
+func (g *globals) watch(cmd *cobra.Command, dir string, poll time.Duration) error {
+	if poll <= 0 {
+		return usagef("--poll must be positive")
+	}
+	// A watch runs until stopped: the engine's background work (queued
+	// jobs, idle sessions) runs in it too.
+	eng, err := g.engine(cmd)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(g.stdout)
+	opts := mnemo.FollowOptions{Bank: g.bank, Dir: dir, Poll: poll, OnLine: func(ev mnemo.FollowEvent) {
+		if g.json {
+			out := followJSON{File: ev.File, Offset: ev.Offset, Result: ev.Result}
+			if ev.Err != nil {
+				out.Error = memory.ErrorMessage(ev.Err)
+			}
+			enc.Encode(out)
+			return
+		}
+		switch {
+		case ev.Err != nil:
+			fmt.Fprintf(g.stderr, "%s@%d: skipped: %s\n", ev.File, ev.Offset, memory.ErrorMessage(ev.Err))
+		case ev.Result.Duplicate:
+			fmt.Fprintf(g.stdout, "%s@%d: already remembered\n", ev.File, ev.Offset)
+		default:
+			fmt.Fprintf(g.stdout, "%s@%d: remembered %d facts, %d entities\n", ev.File, ev.Offset, ev.Result.Facts, ev.Result.Entities)
+		}
+	}}
+	// One pass first: it checks the folder and the bank, and takes in what
+	// is already there, before the banner.
+	opts.Poll = -1
+	if err := eng.Follow(cmd.Context(), opts); err != nil {
+		return err
+	}
+	if !g.json {
+		fmt.Fprintf(g.stderr, "watching %s for new lines (bank %s); stop with Ctrl-C\n", dir, g.bank)
+	}
+	opts.Poll = poll
+	return eng.Follow(cmd.Context(), opts)
+}
