@@ -27,7 +27,7 @@ func (g *globals) watch(cmd *cobra.Command, dir string, poll time.Duration) erro
 	}
 	// A watch runs until stopped: the engine's background work (queued
 	// jobs, idle sessions) runs in it too.
-	eng, err := g.engine(cmd)
+	eng, err := g.engineWith(cmd, mnemo.Config{})
 	if err != nil {
 		return err
 	}

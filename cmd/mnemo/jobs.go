@@ -12,22 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// oneShot is the engine configuration of commands that do one thing and
-// exit: no background job worker or idle-session trigger, which would only
-// start work the exit interrupts.
-var oneShot = mnemo.Config{JobPoll: -1, SessionIdle: -1}
-
-// engineWith opens the engine with cfg for one command (closed, like
-// engine's, when the command ends).
-func (g *globals) engineWith(cmd *cobra.Command, cfg mnemo.Config) (*mnemo.Engine, error) {
-	eng, err := g.open(cmd.Context(), cfg)
-	if err != nil {
-		return nil, err
-	}
-	g.opened = eng
-	return eng, nil
-}
-
 // jobJSON is a job as `mnemo jobs --json` prints it.
 type jobJSON struct {
 	ID        string           `json:"id"`

@@ -49,7 +49,7 @@ minutes, by "mnemo jobs run" or a running server).`,
 				return g.appendMessage(cmd, session, memory.Role(role), memory.Message{ID: item, Speaker: speaker, Text: text, Time: req.At})
 			}
 			if async {
-				eng, err := g.engineWith(cmd, oneShot) // jobs.go
+				eng, err := g.engineWith(cmd, oneShot)
 				if err != nil {
 					return err
 				}
@@ -127,7 +127,7 @@ type sessionJSON struct {
 // appendMessage appends one message to a streaming session and prints
 // the session's state (and what an extraction it triggered retained).
 func (g *globals) appendMessage(cmd *cobra.Command, session string, role memory.Role, msg memory.Message) error {
-	eng, err := g.engineWith(cmd, oneShot) // jobs.go
+	eng, err := g.engineWith(cmd, oneShot)
 	if err != nil {
 		return err
 	}

@@ -85,9 +85,18 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 // engine opens the engine on the global database for one command and
 // closes it when the command ends (see newRootCmd's PersistentPostRunE).
 func (g *globals) engine(cmd *cobra.Command) (*mnemo.Engine, error) {
-	// A command is one-shot: no background job worker or idle-session
-	// trigger; `mnemo jobs run` does that work on demand.
-	eng, err := g.open(cmd.Context(), mnemo.Config{JobPoll: -1, SessionIdle: -1})
+	return g.engineWith(cmd, oneShot)
+}
+
+// oneShot is the engine configuration of commands that do one thing and
+// exit: no background job worker or idle-session trigger, which would only
+// start work the exit interrupts; `mnemo jobs run` does it on demand.
+var oneShot = mnemo.Config{JobPoll: -1, SessionIdle: -1}
+
+// engineWith is engine with a config of the command's own: a long-running
+// command (import --watch) keeps the background work on.
+func (g *globals) engineWith(cmd *cobra.Command, cfg mnemo.Config) (*mnemo.Engine, error) {
+	eng, err := g.open(cmd.Context(), cfg)
 	if err != nil {
 		return nil, err
 	}
