@@ -1,0 +1,83 @@
+package retain_test
+
+import (
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/retain"
+)
+
+// TestPipeline_ResolveEntities: with ResolveEntities, a name is matched to
+// a known entity of its type by alias, then by name-embedding similarity
+// (the new spelling becomes an alias); another type, or a name too far,
+// makes a new entity; relation ends name entities of the document, and an
+// end it does not know becomes a thing.
+func TestPipeline_ResolveEntities(t *testing.T) {
+	e := newEnv(t)
+	retainWith := func(text string, ents []extract.Entity, rels ...extract.Relation) {
+		t.Helper()
+		p := retain.New(e.store, e.emb, stubExtractor{res: &extract.Result{
+			Chunks: []string{text},
+			Facts:  []extract.Fact{{Text: text, Entities: ents, Relations: rels, Confidence: 1}},
+		}})
+		p.Now, p.ResolveEntities = e.clock.Now, true
+		p.EntitySimilarity = 0.75
+		if _, err := p.Retain(e.ctx, memory.RetainRequest{BankID: "b", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	org := memory.EntityOrganization
+	retainWith("Lena joined Acme Corporation.", []extract.Entity{{Name: "Lena", Type: memory.EntityPerson}, {Name: "Acme Corporation", Type: org}},
+		extract.Relation{Subject: "Lena", Predicate: "works_at", Object: "Acme Corporation", Confidence: 0.9})
+	acme := memory.EntityID(org, "Acme Corporation")
+	sim := func(a, b string) float64 {
+		vs, _ := e.emb.Embed(e.ctx, []string{a, b})
+		var d float64
+		for i := range vs[0] {
+			d += float64(vs[0][i] * vs[1][i])
+		}
+		return d
+	}
+	if s := sim("Acme Corporation", "Acme Corporation Ltd"); s < 0.75 {
+		t.Fatalf("test premise: cosine(Acme Corporation, Acme Corporation Ltd) = %.2f, want ≥ 0.75", s)
+	}
+	if s := sim("Acme Corporation", "Globex"); s >= 0.75 {
+		t.Fatalf("test premise: cosine(Acme Corporation, Globex) = %.2f, want < 0.75", s)
+	}
+
+	retainWith("Lena's employer, Acme Corporation Ltd, grew.", []extract.Entity{{Name: "Acme Corporation Ltd", Type: org}, {Name: "Acme Corporation Ltd", Type: memory.EntityTopic}, {Name: "Globex", Type: org}},
+		extract.Relation{Subject: "Acme Corporation Ltd", Predicate: "competes_with", Object: "Initech", Confidence: 0.8})
+
+	ents, err := e.store.Entities(e.ctx, "b", []string{acme})
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("Acme: %v, %v", ents, err)
+	}
+	if ents[0].MentionCount != 2 || len(ents[0].Aliases) != 1 || ents[0].Aliases[0] != "Acme Corporation Ltd" {
+		t.Errorf("Acme: %d mentions, aliases %q; want 2 and the new spelling", ents[0].MentionCount, ents[0].Aliases)
+	}
+	// By alias now, without similarity.
+	byAlias, _ := e.store.EntitiesByName(e.ctx, "b", []string{memory.NormalizeName("Acme Corporation Ltd")})
+	got := map[memory.EntityType]string{}
+	for _, x := range byAlias {
+		got[x.Type] = x.ID
+	}
+	if got[org] != acme || got[memory.EntityTopic] == "" || got[memory.EntityTopic] == acme {
+		t.Errorf("by the new spelling: %v; want Acme (organization) and a separate topic", got)
+	}
+	if st := e.stats(); st.Entities != 5 {
+		t.Errorf("entities: %d, want 5 (Lena, Acme, the topic Acme Corporation Ltd, Globex, the thing Initech)", st.Entities)
+	}
+	rels, _ := e.store.Relations(e.ctx, "b", memory.RelationQuery{SubjectID: acme})
+	if len(rels) != 1 || rels[0].Predicate != "competes_with" || rels[0].ObjectID != memory.EntityID(memory.EntityThing, "Initech") {
+		t.Errorf("Acme's relations: %+v; want competes_with the thing Initech", rels)
+	}
+}
+
+func (e *env) stats() memory.Stats {
+	st, err := e.store.Stats(e.ctx, "b")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return *st
+}
