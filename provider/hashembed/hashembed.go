@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/internal/lex"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/provider"
 )
 
 // DefaultDimension is the vector length New uses when given none. 384
@@ -99,21 +100,7 @@ func (e *Embedder) Dimension() int { return e.dim }
 // has unit L2 norm. Invalid UTF-8 bytes are treated as separators. Embed
 // fails only when ctx is done.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	// One backing array for the batch: one allocation instead of len(texts).
-	backing := make([]float32, len(texts)*e.dim)
-	acc := make([]float64, e.dim)
-	for i, t := range texts {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		v := backing[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
-		e.embed(t, acc, v)
-		out[i] = v
-	}
-	return out, nil
+	return provider.EmbedEach(ctx, texts, e.dim, e.embed)
 }
 
 // EmbedOne returns the vector of one text; see Embed.

@@ -28,6 +28,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/internal/lex"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/provider"
 )
 
 // Version is the version of how Embed turns word vectors into a text's
@@ -189,20 +190,7 @@ func (e *Embedder) Info() Info { return e.info }
 // Dropping stopwords and not removing a common component were measured:
 // see docs/embeddings.md.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	backing := make([]float32, len(texts)*e.dim)
-	acc := make([]float64, e.dim)
-	for i, t := range texts {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		v := backing[i*e.dim : (i+1)*e.dim : (i+1)*e.dim]
-		e.embed(t, acc, v)
-		out[i] = v
-	}
-	return out, nil
+	return provider.EmbedEach(ctx, texts, e.dim, e.embed)
 }
 
 // EmbedOne returns the vector of one text; see Embed.
