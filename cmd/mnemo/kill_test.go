@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -106,4 +107,85 @@ func counts(t *testing.T, ctx context.Context, db string) dbCounts {
 		t.Fatal(err)
 	}
 	return dbCounts{docs: st.Documents, chunks: st.Chunks, facts: st.Facts, entities: st.Entities}
+}
+
+// TestImport_KilledMidWrite kills `mnemo import` of many sessions at
+// random moments. An import commits its documents in groups, so most kills
+// fall between or inside commits: every document found must hold all the
+// facts it holds in an uninterrupted run, and the file must check clean.
+func TestImport_KilledMidWrite(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "chat.jsonl")
+	var b strings.Builder
+	for s := 0; s < 1500; s++ {
+		for m := 0; m < 3; m++ {
+			fmt.Fprintf(&b, `{"session": "s%d", "time": "2024-03-%02dT10:%02d:00Z", "speaker": "P%d", "text": "Session %d message %d: Mira met Theo at the harbour and talked about boats number %d."}`+"\n",
+				s, s%28+1, m, m%2, s, m, s*m)
+		}
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	importCmd := func(db string) *exec.Cmd { return exec.Command(bin, "--db", db, "import", file) }
+
+	ref := filepath.Join(dir, "ref.db")
+	start := time.Now()
+	if out, err := importCmd(ref).CombinedOutput(); err != nil {
+		t.Fatalf("reference import: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+	want := docFacts(t, ctx, ref)
+	if len(want) != 1500 {
+		t.Fatalf("reference import: %d documents, want 1500", len(want))
+	}
+
+	rng := rand.New(rand.NewPCG(11, uint64(time.Now().UnixNano())))
+	partial := 0
+	for trial := 0; trial < 20; trial++ {
+		db := filepath.Join(dir, fmt.Sprintf("kill-%d.db", trial))
+		cmd := importCmd(db)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration((0.2 + 0.8*rng.Float64()) * float64(full)))
+		cmd.Process.Kill()
+		cmd.Wait()
+		got := docFacts(t, ctx, db)
+		for item, n := range got {
+			if want[item] != n {
+				t.Errorf("trial %d: document %s has %d facts, want %d", trial, item, n, want[item])
+			}
+		}
+		if len(got) > 0 && len(got) < len(want) {
+			partial++
+		}
+	}
+	t.Logf("20 kills over a %v import: %d stopped it part-way (every document found whole)", full.Round(time.Millisecond), partial)
+	if partial == 0 {
+		t.Logf("no kill landed part-way through the import this time")
+	}
+}
+
+// docFacts maps each document's item id to its fact count, after the
+// file's integrity check; no file or bank is an empty map.
+func docFacts(t *testing.T, ctx context.Context, db string) map[string]int {
+	t.Helper()
+	s, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatalf("open after kill: %v", err)
+	}
+	defer s.Close()
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("integrity after kill: %v", err)
+	}
+	out, err := s.DocumentFacts(ctx, memory.DefaultBank)
+	if memory.ErrorCode(err) == memory.ENOTFOUND {
+		return map[string]int{}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

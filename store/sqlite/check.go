@@ -39,3 +39,27 @@ func (s *Store) Check(ctx context.Context) error {
 	}
 	return nil
 }
+
+// DocumentFacts maps the item id of every document of a bank to its
+// number of facts: what a crash test compares with an uninterrupted run.
+func (s *Store) DocumentFacts(ctx context.Context, bankID string) (map[string]int, error) {
+	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		return nil, err
+	}
+	rows, err := s.rdb.QueryContext(ctx, `SELECT d.source || ':' || d.item_id, (SELECT count(*) FROM facts f WHERE f.bank_id = d.bank_id AND f.document_id = d.id)
+		FROM documents d WHERE d.bank_id = ?`, bankID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var item string
+		var n int
+		if err := rows.Scan(&item, &n); err != nil {
+			return nil, err
+		}
+		out[item] = n
+	}
+	return out, rows.Err()
+}
