@@ -236,6 +236,18 @@ func TestEngine_LLM_NikeToHoka(t *testing.T) {
 	if !containsFact(hist, nike.ID) {
 		t.Errorf("recall with history: %v, want the Nike fact too", texts(hist))
 	}
+
+	// As of week 2, mnemo knew only the Nike fact, and it was current.
+	before, err := e.eng.Recall(e.ctx, memory.Query{Text: "What's my favourite shoe brand?", Filter: memory.Filter{AsOf: week3.Add(-7 * 24 * time.Hour)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before.Results) == 0 || before.Results[0].Fact.ID != nike.ID || containsFact(before, hoka.ID) || len(before.Results[0].Previously) != 0 {
+		t.Errorf("recall as of week 2: %v, want the Nike fact first, no Hoka, no history", texts(before))
+	}
+	if strings.Contains(before.Context, "previously") {
+		t.Errorf("context as of week 2 shows a history that came later:\n%s", before.Context)
+	}
 }
 
 func texts(rec *memory.Recollection) []string {

@@ -267,6 +267,31 @@ type Filter struct {
 	Statuses []Status
 	// Sensitive includes facts classified sensitive.
 	Sensitive bool
+	// AsOf, when set, answers from what mnemo knew at that time (the
+	// transaction timeline): only facts with CreatedAt ≤ AsOf and no
+	// ExpiredAt, or ExpiredAt > AsOf. Statuses then apply to the status a
+	// fact had at AsOf: a fact superseded after AsOf was active then.
+	AsOf time.Time
+}
+
+// StatusAt is the status f had at time t on the transaction timeline: a
+// fact superseded (expired) after t was active at t. Other statuses carry
+// no time and are taken as they are.
+func StatusAt(f *Fact, t time.Time) Status {
+	st := f.Status
+	if st == "" {
+		st = StatusActive
+	}
+	if st == StatusSuperseded && !f.ExpiredAt.IsZero() && f.ExpiredAt.After(t) {
+		return StatusActive
+	}
+	return st
+}
+
+// KnownAt reports whether mnemo knew f at time t: created at or before t
+// and not expired by then.
+func KnownAt(f *Fact, t time.Time) bool {
+	return !f.CreatedAt.After(t) && (f.ExpiredAt.IsZero() || f.ExpiredAt.After(t))
 }
 
 // Hit is one search result: a fact id with the strategy's own score.

@@ -139,7 +139,7 @@ const StrategyRerank = "rerank"
 
 // history attaches to each result the facts it superseded, so a current
 // fact shows what it replaced ("previously: …").
-func (p *Pipeline) history(ctx context.Context, bank string, results []memory.Result) error {
+func (p *Pipeline) history(ctx context.Context, bank string, asOf time.Time, results []memory.Result) error {
 	if len(results) == 0 {
 		return nil
 	}
@@ -154,6 +154,9 @@ func (p *Pipeline) history(ctx context.Context, bank string, results []memory.Re
 		return fmt.Errorf("load history: %w", err)
 	}
 	for _, f := range old {
+		if !asOf.IsZero() && (f.ExpiredAt.IsZero() || f.ExpiredAt.After(asOf)) {
+			continue // not yet replaced at the as-of time
+		}
 		if i, ok := at[f.SupersededBy]; ok {
 			results[i].Previously = append(results[i].Previously, f)
 		}
@@ -218,6 +221,10 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 		q.Budget = memory.DefaultTokenBudget
 	}
 	if q.Now.IsZero() {
+		// As of a past time, "last week" and recency are reckoned from then.
+		q.Now = q.Filter.AsOf
+	}
+	if q.Now.IsZero() {
 		q.Now = p.Now()
 	}
 	a := p.analyse(q)
@@ -258,7 +265,7 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 	if len(results) > q.Limit {
 		results = results[:q.Limit]
 	}
-	if err := p.history(ctx, q.BankID, results); err != nil {
+	if err := p.history(ctx, q.BankID, q.Filter.AsOf, results); err != nil {
 		return nil, err
 	}
 	out := &memory.Recollection{Results: results, Analysis: a.QueryAnalysis}
@@ -423,7 +430,14 @@ func Matches(f *memory.Fact, flt memory.Filter) bool {
 	if len(statuses) == 0 {
 		statuses = []memory.Status{memory.StatusActive}
 	}
-	if !slices.Contains(statuses, f.Status) {
+	status := f.Status
+	if !flt.AsOf.IsZero() {
+		if !memory.KnownAt(f, flt.AsOf) {
+			return false
+		}
+		status = memory.StatusAt(f, flt.AsOf)
+	}
+	if !slices.Contains(statuses, status) {
 		return false
 	}
 	if f.Sensitivity == memory.SensitivitySensitive && !flt.Sensitive {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/recall"
 	"github.com/spf13/cobra"
@@ -39,6 +40,7 @@ type recallJSON struct {
 func newRecallCmd(g *globals) *cobra.Command {
 	var limit, budget int
 	var explain, history, sensitive bool
+	var asOf string
 	cmd := &cobra.Command{
 		Use:   "recall QUERY",
 		Short: "Recall what is relevant to a query",
@@ -53,6 +55,13 @@ func newRecallCmd(g *globals) *cobra.Command {
 				q.Filter.Statuses = []memory.Status{memory.StatusActive, memory.StatusSuperseded}
 			}
 			q.Filter.Sensitive = sensitive
+			if asOf != "" {
+				t, err := importer.ParseTime(asOf)
+				if err != nil {
+					return err
+				}
+				q.Filter.AsOf = t
+			}
 			rec, err := eng.Recall(cmd.Context(), q)
 			if err != nil {
 				return err
@@ -115,5 +124,6 @@ func newRecallCmd(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&explain, "explain", false, "show each result's rank and score per strategy")
 	cmd.Flags().BoolVar(&history, "history", false, "include superseded facts")
 	cmd.Flags().BoolVar(&sensitive, "sensitive", false, "include facts classified sensitive")
+	cmd.Flags().StringVar(&asOf, "as-of", "", "answer from what was known at this time (RFC 3339 or YYYY-MM-DD[ HH:MM])")
 	return cmd
 }

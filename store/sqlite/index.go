@@ -86,8 +86,11 @@ type indexEntry struct {
 	status    memory.Status
 	sensitive bool
 	eventTime int64 // µs; noTime when unknown
-	tags      []string
-	body      string // only while being added
+	// createdAt and expiredAt place the fact on the transaction timeline
+	// (µs; expiredAt 0 while it has not expired), for as-of filters.
+	createdAt, expiredAt int64
+	tags                 []string
+	body                 string // only while being added
 	// fact is the fact without its embedding. Its lifecycle columns are
 	// current only while lifeGen equals the index's.
 	fact    *memory.Fact
@@ -172,6 +175,10 @@ func newIndexEntry(pk int64, f *memory.Fact) indexEntry {
 	}
 	if t := f.EventTime(); !t.IsZero() {
 		e.eventTime = t.UnixMicro()
+	}
+	e.createdAt = f.CreatedAt.UnixMicro()
+	if !f.ExpiredAt.IsZero() {
+		e.expiredAt = f.ExpiredAt.UnixMicro()
 	}
 	return e
 }
@@ -301,7 +308,7 @@ func (x *bankIndex) apply(c *indexChange) {
 	}
 	for pk, st := range c.status {
 		if i, ok := x.pos[pk]; ok {
-			x.meta[i].status = st
+			x.meta[i].status, x.meta[i].expiredAt = st.status, st.expiredAt
 			x.setState(i)
 		}
 	}
@@ -390,21 +397,21 @@ func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
 		return err
 	}
 	if x.version >= 0 && x.live > 0 {
-		rows, err := tx.QueryContext(ctx, `SELECT pk, status FROM facts WHERE bank_id = ? AND pk <= ?`, bank, x.maxPK)
+		rows, err := tx.QueryContext(ctx, `SELECT pk, status, coalesce(expired_at, 0) FROM facts WHERE bank_id = ? AND pk <= ?`, bank, x.maxPK)
 		if err != nil {
 			return err
 		}
 		seen := make(map[int64]bool, x.live)
 		for rows.Next() {
-			var pk int64
+			var pk, expired int64
 			var st string
-			if err := rows.Scan(&pk, &st); err != nil {
+			if err := rows.Scan(&pk, &st, &expired); err != nil {
 				rows.Close()
 				return err
 			}
 			seen[pk] = true
 			if i, ok := x.pos[pk]; ok {
-				x.meta[i].status = memory.Status(st)
+				x.meta[i].status, x.meta[i].expiredAt = memory.Status(st), expired
 				x.setState(i)
 			}
 		}
@@ -566,6 +573,7 @@ type matcher struct {
 	statuses []memory.Status
 	timed    bool // a time range is set
 	from, to int64
+	asOf     int64 // µs; 0: now
 	// simple: the zero filter (active, not sensitive), checked without
 	// looking at slices.
 	simple bool
@@ -582,7 +590,10 @@ func newMatcher(f memory.Filter) matcher {
 	if !f.To.IsZero() {
 		m.to, m.timed = f.To.UnixMicro(), true
 	}
-	m.simple = len(f.Statuses) == 0 && len(f.Kinds) == 0 && len(f.Tags) == 0 && !m.timed && !f.Sensitive
+	if !f.AsOf.IsZero() {
+		m.asOf = f.AsOf.UnixMicro()
+	}
+	m.simple = len(f.Statuses) == 0 && len(f.Kinds) == 0 && len(f.Tags) == 0 && !m.timed && !f.Sensitive && m.asOf == 0
 	return m
 }
 
@@ -599,7 +610,18 @@ func (m *matcher) match(e *indexEntry) bool {
 	if e.sensitive && !m.f.Sensitive {
 		return false
 	}
-	if !slices.Contains(m.statuses, e.status) {
+	status := e.status
+	if m.asOf != 0 {
+		// What was known then (memory.KnownAt), as it stood then
+		// (memory.StatusAt).
+		if e.createdAt > m.asOf || (e.expiredAt != 0 && e.expiredAt <= m.asOf) {
+			return false
+		}
+		if status == memory.StatusSuperseded && e.expiredAt > m.asOf {
+			status = memory.StatusActive
+		}
+	}
+	if !slices.Contains(m.statuses, status) {
 		return false
 	}
 	if len(m.f.Kinds) > 0 && !slices.Contains(m.f.Kinds, e.kind) {

@@ -284,8 +284,17 @@ func filterSQL(flt memory.Filter) (string, []any) {
 	for i, s := range statuses {
 		st[i] = string(s)
 	}
-	b.WriteString(` AND f.status IN (SELECT value FROM json_each(?))`)
-	args = append(args, idList(st))
+	if flt.AsOf.IsZero() {
+		b.WriteString(` AND f.status IN (SELECT value FROM json_each(?))`)
+		args = append(args, idList(st))
+	} else {
+		// Known then (memory.KnownAt), with the status it had then
+		// (memory.StatusAt).
+		at := flt.AsOf.UnixMicro()
+		b.WriteString(` AND f.created_at <= ? AND (f.expired_at IS NULL OR f.expired_at > ?)
+			AND (CASE WHEN f.status = 'superseded' AND f.expired_at > ? THEN 'active' ELSE f.status END) IN (SELECT value FROM json_each(?))`)
+		args = append(args, at, at, at, idList(st))
+	}
 	if len(flt.Kinds) > 0 {
 		ks := make([]string, len(flt.Kinds))
 		for i, k := range flt.Kinds {

@@ -16,9 +16,15 @@ import (
 type indexChange struct {
 	added   []indexEntry
 	removed []int64 // fact rowids
-	status  map[int64]memory.Status
+	status  map[int64]statusChange
 	// lifecycle: existing facts' lifecycle columns changed.
 	lifecycle bool
+}
+
+// statusChange is a fact's new status and expiry, for the index.
+type statusChange struct {
+	status    memory.Status
+	expiredAt int64 // µs; 0: not expired
 }
 
 // Write implements memory.Store.
@@ -612,9 +618,13 @@ func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteB
 			return err
 		}
 		if change.status == nil {
-			change.status = map[int64]memory.Status{}
+			change.status = map[int64]statusChange{}
 		}
-		change.status[rowid] = memory.StatusSuperseded
+		var expired int64
+		if !sp.ExpiredAt.IsZero() {
+			expired = sp.ExpiredAt.UnixMicro()
+		}
+		change.status[rowid] = statusChange{memory.StatusSuperseded, expired}
 	}
 	return nil
 }

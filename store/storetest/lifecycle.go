@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"math"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
@@ -176,5 +177,57 @@ func testStatsCounts(e *env) {
 	want := memory.Stats{Documents: 2, Chunks: 5, Facts: 6, Active: 4, Superseded: 1, Archived: 1, Entities: 3, Relations: 2, Links: 4}
 	if got := e.stats("b"); got != want {
 		e.t.Errorf("Stats: got %+v, want %+v", got, want)
+	}
+}
+
+// AsOf answers from the transaction timeline: a fact is seen from its
+// CreatedAt until its ExpiredAt, with the status it had then — a fact
+// superseded later was active — in every search.
+func testLifecycleAsOf(e *env) {
+	e.newBank("b")
+	w1 := NewTestBatch("b", "doc1", "The team caches with Redis", "Alice leads the cache team")
+	for _, f := range w1.Facts {
+		f.CreatedAt = hours(-10)
+	}
+	e.writeNew(w1)
+	w2 := NewTestBatch("b", "doc2", "The team caches with Memcached now")
+	w2.Facts[0].CreatedAt = hours(-5)
+	w2.Supersede = []memory.Supersession{{FactID: "doc1-f0", SupersededBy: "doc2-f0", ValidTo: hours(-6), ExpiredAt: hours(-5)}}
+	e.writeNew(w2)
+	w3 := NewTestBatch("b", "doc3", "The cache team hired Bob")
+	w3.Facts[0].CreatedAt = hours(-1)
+	e.writeNew(w3)
+
+	asOf := func(t time.Time, statuses ...memory.Status) memory.Filter {
+		return memory.Filter{AsOf: t, Statuses: statuses}
+	}
+	everything := func(f memory.Filter) []string {
+		return hitIDs(e.searchTime("b", hours(-1000), hours(1000), 100, f))
+	}
+	for _, c := range []struct {
+		name string
+		f    memory.Filter
+		want []string
+	}{
+		{"before anything", asOf(hours(-20)), nil},
+		{"after the first document", asOf(hours(-7)), []string{"doc1-f0", "doc1-f1"}},
+		{"at the supersession", asOf(hours(-5)), []string{"doc1-f1", "doc2-f0"}},
+		{"now", asOf(hours(0)), []string{"doc1-f1", "doc2-f0", "doc3-f0"}},
+		{"superseded, before it was", asOf(hours(-7), memory.StatusSuperseded), nil},
+		{"superseded, after it was", asOf(hours(-2), memory.StatusSuperseded), nil},
+		{"no as-of, superseded", memory.Filter{Statuses: []memory.Status{memory.StatusSuperseded}}, []string{"doc1-f0"}},
+	} {
+		checkIDSet(e.t, "SearchTime, as of "+c.name, everything(c.f), c.want)
+	}
+	checkIDSet(e.t, "SearchText(caches), as of -7h", hitIDs(e.searchText("b", 10, asOf(hours(-7)), "caches")), []string{"doc1-f0", "doc1-f1"})
+	checkIDSet(e.t, "SearchText(caches), as of now", hitIDs(e.searchText("b", 10, asOf(hours(0)), "caches")), []string{"doc1-f1", "doc2-f0", "doc3-f0"})
+	vec := w1.Facts[0].Embedding
+	if hits := e.searchVector("b", vec, 10, asOf(hours(-7))); len(hits) == 0 || hits[0].ID != "doc1-f0" {
+		e.t.Errorf("SearchVector(Redis vector), as of -7h: got %v, want doc1-f0 first", hitIDs(hits))
+	}
+	for _, h := range e.searchVector("b", vec, 10, asOf(hours(-3))) {
+		if h.ID == "doc1-f0" || h.ID == "doc3-f0" {
+			e.t.Errorf("SearchVector, as of -3h: got %s, which was expired or unknown then", h.ID)
+		}
 	}
 }

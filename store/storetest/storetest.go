@@ -99,6 +99,7 @@ var suite = []struct {
 		{"Filter", testSearchTimeFilter},
 	}},
 	{"Lifecycle", []testCase{
+		{"AsOf", testLifecycleAsOf},
 		{"Supersede", testLifecycleSupersede},
 		{"Reinforce", testLifecycleReinforce},
 		{"RecordAccess", testLifecycleRecordAccess},
@@ -504,11 +505,18 @@ func checkSorted(t *testing.T, what string, hits []memory.Hit) {
 // every store implements. Statuses nil (or empty) means active only; the
 // event time (Fact.EventTime) must lie in [From, To), a zero bound being
 // open; Kinds and Tags match any of theirs when given; sensitive facts
-// pass only when flt.Sensitive is set.
+// pass only when flt.Sensitive is set; with AsOf, only facts known then
+// pass, with the status they had then (memory.KnownAt, memory.StatusAt).
 func passes(f *memory.Fact, flt memory.Filter) bool {
 	status := f.Status
 	if status == "" {
 		status = memory.StatusActive
+	}
+	if !flt.AsOf.IsZero() {
+		if !memory.KnownAt(f, flt.AsOf) {
+			return false
+		}
+		status = memory.StatusAt(f, flt.AsOf)
 	}
 	if len(flt.Statuses) == 0 {
 		if status != memory.StatusActive {
