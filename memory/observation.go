@@ -1,6 +1,27 @@
 package memory
 
-import "time"
+import (
+	"context"
+	"time"
+)
+
+// ObservationStore is implemented by stores that keep observations (both
+// built-in stores do). Recall's first phase uses it when the store has
+// it; consolidation writes through it. Detect it by type assertion.
+type ObservationStore interface {
+	// PutObservations creates observations or replaces them whole (by
+	// id) in a bank; their text is indexed for SearchObservationsText.
+	PutObservations(ctx context.Context, bankID string, obs []*Observation) error
+	// Observations returns the observations with the given ids in the
+	// order asked; unknown ids are left out. Embeddings are not loaded.
+	Observations(ctx context.Context, bankID string, ids []string) ([]*Observation, error)
+	// SearchObservationsVector returns up to k active observations by
+	// cosine similarity with vec, best first.
+	SearchObservationsVector(ctx context.Context, bankID string, vec []float32, k int) ([]Hit, error)
+	// SearchObservationsText returns up to k active observations matching
+	// any of terms (plain words, quoted by the store), best first by BM25.
+	SearchObservationsText(ctx context.Context, bankID string, terms []string, k int) ([]Hit, error)
+}
 
 // ObservationKind is the shape of pattern an observation describes.
 type ObservationKind string

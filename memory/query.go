@@ -24,6 +24,9 @@ type Query struct {
 	Now time.Time
 	// Explain asks for each result's rank and score per strategy.
 	Explain bool
+	// Format is the context's format: FormatText (default),
+	// FormatMarkdown or FormatJSON.
+	Format string
 }
 
 // Strategy names, as they appear in explanations.
@@ -61,7 +64,26 @@ type Recollection struct {
 	Tokens int
 	// Analysis is what the query analysis found (time window, entities).
 	Analysis QueryAnalysis
+	// Observations are recall's first phase (seed 000): the best
+	// observations, each with its most recent source facts. Results then
+	// holds the facts not already bundled here.
+	Observations []ObservationResult
 }
+
+// ObservationResult is one recalled observation with the most recent of
+// its source facts, newest first.
+type ObservationResult struct {
+	Observation *Observation
+	Score       float64
+	Facts       []*Fact
+}
+
+// Context formats of a recall.
+const (
+	FormatText     = "text"     // one line per memory (the default)
+	FormatMarkdown = "markdown" // headed sections, bulleted
+	FormatJSON     = "json"     // one JSON document
+)
 
 // QueryAnalysis is what recall understood of a query.
 type QueryAnalysis struct {

@@ -43,6 +43,8 @@ type memBank struct {
 	entVecs    map[string][]float32   // entity id → name embedding
 	jobs       map[string]*memory.Job // by id; memstore_queue_test.go
 	sessions   map[string]*memSession // by session id; memstore_queue_test.go
+	// observations by id; memstore_observation_test.go
+	observations map[string]*memory.Observation
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.
@@ -59,6 +61,7 @@ func (b *memBank) clone() *memBank {
 	c.relations, c.watermarks = maps.Clone(b.relations), maps.Clone(b.watermarks)
 	c.entVecs = maps.Clone(b.entVecs)
 	c.jobs, c.sessions = maps.Clone(b.jobs), maps.Clone(b.sessions)
+	c.observations = maps.Clone(b.observations)
 	return &c
 }
 

@@ -71,6 +71,10 @@ var suite = []struct {
 		{"SimilarEntities", testGraphSimilarEntities},
 		{"Contradicted", testGraphContradicted},
 	}},
+	{"Observation", []testCase{
+		{"RoundTrip", testObservationRoundTrip},
+		{"Search", testObservationSearch},
+	}},
 	{"Atomicity", []testCase{
 		{"DuplicateFactID", testAtomicityDuplicateFactID},
 		{"ExistingFactID", testAtomicityExistingFactID},
