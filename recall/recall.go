@@ -206,6 +206,11 @@ func Validate(q *memory.Query) error {
 	if q.Budget < 0 {
 		return memory.Errorf(memory.EINVALID, "token budget %d is negative", q.Budget)
 	}
+	switch q.Format {
+	case "", memory.FormatText, memory.FormatMarkdown, memory.FormatJSON:
+	default:
+		return memory.Errorf(memory.EINVALID, "context format %q: want text, markdown or json", q.Format)
+	}
 	return nil
 }
 
@@ -262,14 +267,19 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 	}
 	sortResults(results)
 	results = p.rerank(ctx, q, results)
+	obs, err := p.observations(ctx, q, a.Terms)
+	if err != nil {
+		return nil, err
+	}
+	results = unbundled(results, obs)
 	if len(results) > q.Limit {
 		results = results[:q.Limit]
 	}
 	if err := p.history(ctx, q.BankID, q.Filter.AsOf, results); err != nil {
 		return nil, err
 	}
-	out := &memory.Recollection{Results: results, Analysis: a.QueryAnalysis}
-	out.Context, out.Tokens = Pack(results, q.Budget)
+	out := &memory.Recollection{Results: results, Analysis: a.QueryAnalysis, Observations: obs}
+	out.Context, out.Tokens = PackContext(out, PackOptions{Budget: q.Budget, Format: q.Format, Chronological: a.window})
 	return out, nil
 }
 

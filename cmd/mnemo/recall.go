@@ -33,14 +33,25 @@ type previousJSON struct {
 }
 
 type recallJSON struct {
-	Results []recallResultJSON `json:"results"`
-	Context string             `json:"context"`
+	Observations []observationJSON  `json:"observations,omitempty"`
+	Results      []recallResultJSON `json:"results"`
+	Context      string             `json:"context"`
+}
+
+// observationJSON is one observation of recall's first phase, with the
+// ids of its bundled facts.
+type observationJSON struct {
+	ID    string   `json:"id"`
+	Text  string   `json:"text"`
+	Kind  string   `json:"kind"`
+	Score float64  `json:"score"`
+	Facts []string `json:"facts"`
 }
 
 func newRecallCmd(g *globals) *cobra.Command {
 	var limit, budget int
 	var explain, history, sensitive bool
-	var asOf string
+	var asOf, format string
 	cmd := &cobra.Command{
 		Use:   "recall QUERY",
 		Short: "Recall what is relevant to a query",
@@ -50,7 +61,7 @@ func newRecallCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			q := memory.Query{BankID: g.bank, Text: strings.Join(args, " "), Limit: limit, Budget: budget, Explain: explain}
+			q := memory.Query{BankID: g.bank, Text: strings.Join(args, " "), Limit: limit, Budget: budget, Explain: explain, Format: format}
 			if history {
 				q.Filter.Statuses = []memory.Status{memory.StatusActive, memory.StatusSuperseded}
 			}
@@ -68,6 +79,13 @@ func newRecallCmd(g *globals) *cobra.Command {
 			}
 			if g.json {
 				out := recallJSON{Results: make([]recallResultJSON, 0, len(rec.Results)), Context: rec.Context}
+				for _, o := range rec.Observations {
+					oj := observationJSON{ID: o.Observation.ID, Text: o.Observation.Text, Kind: string(o.Observation.Kind), Score: o.Score, Facts: []string{}}
+					for _, f := range o.Facts {
+						oj.Facts = append(oj.Facts, f.ID)
+					}
+					out.Observations = append(out.Observations, oj)
+				}
 				for _, r := range rec.Results {
 					j := recallResultJSON{ID: r.Fact.ID, Text: r.Fact.Text, Score: r.Score, Speaker: r.Fact.Speaker, Explain: r.Explain}
 					if r.Fact.Status != memory.StatusActive {
@@ -87,7 +105,21 @@ func newRecallCmd(g *globals) *cobra.Command {
 				}
 				return g.printJSON(out)
 			}
-			if len(rec.Results) == 0 {
+			if format != "" {
+				// The context itself, ready for a system prompt.
+				fmt.Fprint(g.stdout, rec.Context)
+				if rec.Context != "" && !strings.HasSuffix(rec.Context, "\n") {
+					fmt.Fprintln(g.stdout)
+				}
+				return nil
+			}
+			for _, o := range rec.Observations {
+				fmt.Fprintf(g.stdout, " *  %.4f  (%s) %s\n", o.Score, o.Observation.Kind, o.Observation.Text)
+				for _, f := range o.Facts {
+					fmt.Fprintf(g.stdout, "      %s\n", recall.FormatFact(f))
+				}
+			}
+			if len(rec.Results) == 0 && len(rec.Observations) == 0 {
 				fmt.Fprintln(g.stdout, "nothing relevant remembered")
 				return nil
 			}
@@ -124,6 +156,7 @@ func newRecallCmd(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&explain, "explain", false, "show each result's rank and score per strategy")
 	cmd.Flags().BoolVar(&history, "history", false, "include superseded facts")
 	cmd.Flags().BoolVar(&sensitive, "sensitive", false, "include facts classified sensitive")
+	cmd.Flags().StringVar(&format, "format", "", "print the packed context instead of the ranked list: text, markdown or json")
 	cmd.Flags().StringVar(&asOf, "as-of", "", "answer from what was known at this time (RFC 3339 or YYYY-MM-DD[ HH:MM])")
 	return cmd
 }
