@@ -233,7 +233,17 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 		q.Now = p.Now()
 	}
 	a := p.analyse(q)
-	ranks, err := p.search(ctx, q, &a)
+	// The first phase (observations) runs beside the fact strategies.
+	type phase1 struct {
+		obs []memory.ObservationResult
+		err error
+	}
+	first := make(chan phase1, 1)
+	go func() {
+		obs, err := p.observations(ctx, q, a.Terms)
+		first <- phase1{obs, err}
+	}()
+	ranks, err := p.search(ctx, q, &a) // first is buffered: an early return leaks nothing
 	if err != nil {
 		return nil, err
 	}
@@ -267,10 +277,11 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 	}
 	sortResults(results)
 	results = p.rerank(ctx, q, results)
-	obs, err := p.observations(ctx, q, a.Terms)
-	if err != nil {
-		return nil, err
+	ph := <-first
+	if ph.err != nil {
+		return nil, ph.err
 	}
+	obs := ph.obs
 	results = unbundled(results, obs)
 	if len(results) > q.Limit {
 		results = results[:q.Limit]

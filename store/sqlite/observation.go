@@ -71,8 +71,21 @@ func (s *Store) PutObservations(ctx context.Context, bankID string, obs []*memor
 				return err
 			}
 		}
-		return nil
+		_, err := tx.ExecContext(ctx, `UPDATE banks SET observations = (SELECT count(*) FROM observations WHERE bank_id = ?1 AND status = 'active') WHERE id = ?1`, bankID)
+		return err
 	})
+}
+
+// activeObservations returns how many active observations a bank holds,
+// or ENOTFOUND: the searches' bank check, which spares a bank without
+// observations any further query.
+func (s *Store) activeObservations(ctx context.Context, bankID string) (int, error) {
+	var n int
+	err := s.rdb.QueryRowContext(ctx, `SELECT observations FROM banks WHERE id = ?`, bankID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, unknownBank(bankID)
+	}
+	return n, err
 }
 
 // Observations implements memory.ObservationStore.
@@ -128,10 +141,11 @@ func (s *Store) Observations(ctx context.Context, bankID string, ids []string) (
 // SearchObservationsVector implements memory.ObservationStore with an
 // exact scan: a bank holds far fewer observations than facts.
 func (s *Store) SearchObservationsVector(ctx context.Context, bankID string, vec []float32, k int) ([]memory.Hit, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	n, err := s.activeObservations(ctx, bankID)
+	if err != nil {
 		return nil, err
 	}
-	if k <= 0 || len(vec) == 0 {
+	if n == 0 || k <= 0 || len(vec) == 0 {
 		return nil, nil
 	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT id, embedding FROM observations WHERE bank_id = ? AND status = 'active' AND embedding IS NOT NULL`, bankID)
@@ -167,11 +181,12 @@ func (s *Store) SearchObservationsVector(ctx context.Context, bankID string, vec
 // SearchObservationsText implements memory.ObservationStore with FTS5's
 // bm25 over observations_fts (negated: higher is better).
 func (s *Store) SearchObservationsText(ctx context.Context, bankID string, terms []string, k int) ([]memory.Hit, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	n, err := s.activeObservations(ctx, bankID)
+	if err != nil {
 		return nil, err
 	}
 	q := ftsQuery(bankID, terms)
-	if k <= 0 || q == "" {
+	if n == 0 || k <= 0 || q == "" {
 		return nil, nil
 	}
 	rows, err := s.rdb.QueryContext(ctx, `SELECT o.id, -bm25(observations_fts) AS score FROM observations_fts
