@@ -53,6 +53,15 @@ type Store interface {
 	// Links returns the links leaving the given facts, of the given kinds
 	// (all kinds when none are given).
 	Links(ctx context.Context, bankID string, factIDs []string, kinds ...LinkKind) ([]Link, error)
+	// Neighbours returns each given fact's window in its document: the
+	// ids of the facts of the same document from radius positions before
+	// it to radius positions after it, the fact itself included, in Seq
+	// order (a chat message with the turns around it). Positions count
+	// every fact of the document, whatever its status: the window is the
+	// document's structure, and callers filter. A fact without a document
+	// (DocumentID "") is its own window. Ids that do not exist are absent
+	// from the map; a negative radius counts as 0.
+	Neighbours(ctx context.Context, bankID string, factIDs []string, radius int) (map[string][]string, error)
 
 	// EntitiesByName returns the entities whose normalised name or alias is
 	// one of names (already normalised with NormalizeName), of any type.

@@ -17,8 +17,11 @@ type candidate struct {
 }
 
 // fuse combines rankings with weighted Reciprocal Rank Fusion:
-// score(f) = Σ weight_s / (k + rank_s(f)). Ties go to the fact with the
-// better best rank, then to the id.
+// score(f) = Σ weight_s / (k + rank_s(f)). A ranking fused by score
+// contributes weight_s / (k + 1) · score_s(f) / best score_s instead: its
+// scores are calibrated (the context strategy's), and RRF would flatten a
+// hit and the neighbour that inherits half of its score into adjacent
+// ranks. Ties go to the fact with the better best rank, then to the id.
 func fuse(ranks []ranking, k float64) []candidate {
 	byID := map[string]*candidate{}
 	var order []*candidate
@@ -36,7 +39,14 @@ func fuse(ranks []ranking, k float64) []candidate {
 			if _, seen := c.explain[r.name]; seen {
 				continue
 			}
-			c.score += r.weight / (k + float64(i+1))
+			if r.byScore {
+				// Scored in proportion to the best hit, as rank 1 is in RRF.
+				if top := r.hits[0].Score; top > 0 {
+					c.score += r.weight / (k + 1) * max(h.Score, 0) / top
+				}
+			} else {
+				c.score += r.weight / (k + float64(i+1))
+			}
 			c.first = min(c.first, i)
 			c.explain[r.name] = memory.StrategyScore{Rank: i + 1, Score: h.Score}
 		}

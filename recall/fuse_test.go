@@ -32,8 +32,8 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Ab
 
 func TestFuse(t *testing.T) {
 	const k = 60.0
-	sem := ranking{memory.StrategySemantic, 0.1, hits("a", "b", "c")}
-	key := ranking{memory.StrategyKeyword, 1.0, hits("c", "a")}
+	sem := ranking{name: memory.StrategySemantic, weight: 0.1, hits: hits("a", "b", "c")}
+	key := ranking{name: memory.StrategyKeyword, weight: 1.0, hits: hits("c", "a")}
 	got := fuse([]ranking{sem, key}, k)
 
 	// score(f) = Σ_s w_s / (k + rank_s(f)), ranks 1-based.
@@ -73,7 +73,7 @@ func TestFuse_K(t *testing.T) {
 	// With a smaller k the top rank matters more: the same rankings give
 	// other scores, still Σ w/(k+rank).
 	for _, k := range []float64{1, 10, 60, 1000} {
-		got := fuse([]ranking{{memory.StrategyKeyword, 0.5, hits("x", "y")}, {memory.StrategyGraph, 0.3, hits("y")}}, k)
+		got := fuse([]ranking{{name: memory.StrategyKeyword, weight: 0.5, hits: hits("x", "y")}, {name: memory.StrategyGraph, weight: 0.3, hits: hits("y")}}, k)
 		want := map[string]float64{"x": 0.5 / (k + 1), "y": 0.5/(k+2) + 0.3/(k+1)}
 		for _, c := range got {
 			if !near(c.score, want[c.id]) {
@@ -85,9 +85,9 @@ func TestFuse_K(t *testing.T) {
 
 func TestFuse_ZeroWeight(t *testing.T) {
 	got := fuse([]ranking{
-		{memory.StrategySemantic, 0, hits("only-off")},
-		{memory.StrategyKeyword, 1, hits("a")},
-		{memory.StrategyTemporal, -1, hits("a", "negative")},
+		{name: memory.StrategySemantic, weight: 0, hits: hits("only-off")},
+		{name: memory.StrategyKeyword, weight: 1, hits: hits("a")},
+		{name: memory.StrategyTemporal, weight: -1, hits: hits("a", "negative")},
 	}, DefaultRRFK)
 	if ids := candidateIDs(got); !slices.Equal(ids, []string{"a"}) {
 		t.Fatalf("candidates = %q, want [a]: strategies of weight ≤ 0 are off", ids)
@@ -102,7 +102,7 @@ func TestFuse_ZeroWeight(t *testing.T) {
 
 // A fact listed twice by one strategy counts once, at its better rank.
 func TestFuse_RepeatedHit(t *testing.T) {
-	got := fuse([]ranking{{memory.StrategyGraph, 1, hits("a", "b", "a")}}, DefaultRRFK)
+	got := fuse([]ranking{{name: memory.StrategyGraph, weight: 1, hits: hits("a", "b", "a")}}, DefaultRRFK)
 	if len(got) != 2 {
 		t.Fatalf("%d candidates, want 2", len(got))
 	}
@@ -120,8 +120,8 @@ func TestFuse_Ties(t *testing.T) {
 	// weight); "a" ties with "d" (second in one each). Ties go to the
 	// better best rank, then to the id.
 	got := fuse([]ranking{
-		{memory.StrategySemantic, 1, hits("c", "d")},
-		{memory.StrategyKeyword, 1, hits("b", "a")},
+		{name: memory.StrategySemantic, weight: 1, hits: hits("c", "d")},
+		{name: memory.StrategyKeyword, weight: 1, hits: hits("b", "a")},
 	}, DefaultRRFK)
 	if ids := candidateIDs(got); !slices.Equal(ids, []string{"b", "c", "a", "d"}) {
 		t.Errorf("order = %q, want [b c a d]", ids)
@@ -129,8 +129,8 @@ func TestFuse_Ties(t *testing.T) {
 	// Equal scores from different ranks: 61/(60+1) = 62/(60+2) = 1. The
 	// better best rank wins, whatever the ids say.
 	got = fuse([]ranking{
-		{memory.StrategySemantic, 61, hits("z-first")},
-		{memory.StrategyKeyword, 62, hits("m", "a-second")},
+		{name: memory.StrategySemantic, weight: 61, hits: hits("z-first")},
+		{name: memory.StrategyKeyword, weight: 62, hits: hits("m", "a-second")},
 	}, 60)
 	if got[1].score != got[2].score {
 		t.Fatalf("scores %g and %g, want a tie", got[1].score, got[2].score)

@@ -212,6 +212,9 @@ func TestPipeline_Recall_Finds(t *testing.T) {
 
 func TestPipeline_Recall_Explain(t *testing.T) {
 	b := newBank(t)
+	// The rank-fused strategies, each on, so that every explanation is
+	// checked against the store's own ranking.
+	b.p.Weights = recall.Weights{Semantic: 0.1, Keyword: 1, Graph: 0.4, Temporal: 0.3}
 	for _, query := range []string{"What did Melanie paint?", "Where did Alice move?", "Bob", "cello or pottery"} {
 		t.Run(query, func(t *testing.T) { checkExplain(t, b, memory.Query{Text: query, Explain: true}) })
 	}
@@ -285,7 +288,7 @@ func checkExplain(t *testing.T, b *bank, q memory.Query) {
 		}
 		return memory.StrategyScore{}, false
 	}
-	w := recall.DefaultWeights
+	w := b.p.Weights
 	weight := map[string]float64{memory.StrategySemantic: w.Semantic, memory.StrategyKeyword: w.Keyword, memory.StrategyGraph: w.Graph, memory.StrategyTemporal: w.Temporal}
 	for _, r := range rec.Results {
 		if len(r.Explain) == 0 {

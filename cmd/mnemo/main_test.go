@@ -19,6 +19,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/recall"
 )
 
 // mnemoBin is the mnemo binary built by TestMain for the tests that need
@@ -292,7 +293,8 @@ func TestRetainRecall(t *testing.T) {
 			t.Fatalf("explain output:\n%s", out)
 		}
 		// The lines under the first result give its rank per strategy; it
-		// is found by keyword (Maya, work) and by meaning.
+		// is found first by the context strategy (keyword hits with their
+		// session, neighbours and speaker).
 		ranks := map[string]string{}
 		for _, l := range lines[1:] {
 			f := strings.Fields(l)
@@ -301,15 +303,15 @@ func TestRetainRecall(t *testing.T) {
 			}
 			ranks[f[0]] = f[2]
 		}
-		for _, s := range []string{memory.StrategyKeyword, memory.StrategySemantic} {
+		for _, s := range []string{recall.StrategyContext} {
 			if ranks[s] != "1" {
 				t.Errorf("%s rank = %q, want 1\n%s", s, ranks[s], out)
 			}
 		}
 
 		rec := doRecall(t, db, "--explain", "Where does Maya work?")
-		if e, ok := rec.Results[0].Explain[memory.StrategyKeyword]; !ok || e.Rank != 1 {
-			t.Errorf("--json --explain: keyword explanation %+v, want rank 1 (%+v)", e, rec.Results[0].Explain)
+		if e, ok := rec.Results[0].Explain[recall.StrategyContext]; !ok || e.Rank != 1 {
+			t.Errorf("--json --explain: context explanation %+v, want rank 1 (%+v)", e, rec.Results[0].Explain)
 		}
 	})
 

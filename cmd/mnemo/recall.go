@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,10 +143,9 @@ func newRecallCmd(g *globals) *cobra.Command {
 					fmt.Fprintf(g.stdout, "      %s\n", recall.FormatPrevious(p))
 				}
 				if explain {
-					for _, s := range []string{memory.StrategyKeyword, memory.StrategySemantic, memory.StrategyGraph, memory.StrategyTemporal, recall.StrategyRerank} {
-						if e, ok := r.Explain[s]; ok {
-							fmt.Fprintf(g.stdout, "      %-8s rank %3d  score %.4f\n", s, e.Rank, e.Score)
-						}
+					for _, s := range slices.Sorted(maps.Keys(r.Explain)) {
+						e := r.Explain[s]
+						fmt.Fprintf(g.stdout, "      %-8s rank %3d  score %.4f\n", s, e.Rank, e.Score)
 					}
 				}
 			}

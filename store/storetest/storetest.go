@@ -98,6 +98,11 @@ var suite = []struct {
 		{"BruteForce", testSearchVectorBruteForce},
 		{"Filter", testSearchVectorFilter},
 	}},
+	{"Neighbours", []testCase{ // neighbours.go
+		{"Window", testNeighboursWindow},
+		{"Status", testNeighboursStatus},
+		{"Isolation", testNeighboursIsolation},
+	}},
 	{"SearchTime", []testCase{
 		{"EventTime", testSearchTimeEventTime},
 		{"Filter", testSearchTimeFilter},

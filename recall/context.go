@@ -1,0 +1,207 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/mnemo-ai/mnemo/internal/lex"
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// Defaults of the context strategy (docs/recall.md gives the measurements).
+const (
+	// DefaultDocumentShare is the share of its document's keyword score a
+	// fact inherits: a chat session about the question lifts all its turns.
+	DefaultDocumentShare = 0.5
+	// DefaultNeighbourShare is the share of its best neighbour's keyword
+	// score a fact inherits: an answer often sits next to the turn that
+	// names what the question asks about.
+	DefaultNeighbourShare = 0.5
+	// DefaultNeighbourRadius is how many facts on each side of a keyword
+	// hit are its neighbours.
+	DefaultNeighbourRadius = 2
+	// DefaultNeighbourHits is how many of the best keyword hits pass a
+	// share to their neighbours.
+	DefaultNeighbourHits = 32
+	// DefaultNeighbourDecay is what a neighbour's share is multiplied by
+	// for each position beyond the adjacent one.
+	DefaultNeighbourDecay = 0.5
+	// DefaultSpeakerBoost multiplies the context score of a fact by
+	// 1 + DefaultSpeakerBoost when the query names its speaker: "what did
+	// Caroline research?" is about what Caroline said.
+	DefaultSpeakerBoost = 0.6
+)
+
+// StrategyContext names the context strategy in explanations.
+const StrategyContext = "context"
+
+// contextShares are the parameters of inContext.
+type contextShares struct {
+	document, neighbour, decay, speaker float64
+}
+
+// contextual is the context strategy: the keyword hits (best first)
+// rescored with the structure memory keeps (see inContext). Its
+// candidates are the best DefaultNeighbourHits hits and their neighbours
+// within NeighbourRadius in their documents: two store reads (Neighbours,
+// then Facts for documents and speakers) on top of the keyword search.
+func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory.Hit) ([]memory.Hit, error) {
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	radius := p.NeighbourRadius
+	// Only the best hits pass a share to their neighbours: a weak hit's
+	// share is small, and the windows cost a store read per hit.
+	windows, err := p.Store.Neighbours(ctx, q.BankID, ids[:min(len(ids), DefaultNeighbourHits)], radius)
+	if err != nil {
+		return nil, fmt.Errorf("context neighbours: %w", err)
+	}
+	seen := make(map[string]bool, len(hits)*(2*radius+1))
+	var all []string
+	for _, id := range ids[:min(len(ids), DefaultNeighbourHits)] {
+		for _, n := range append(windows[id], id) {
+			if !seen[n] {
+				seen[n] = true
+				all = append(all, n)
+			}
+		}
+	}
+	facts, err := p.Store.Facts(ctx, q.BankID, all)
+	if err != nil {
+		return nil, fmt.Errorf("context facts: %w", err)
+	}
+	byID := make(map[string]*memory.Fact, len(facts))
+	for _, f := range facts {
+		// A neighbour the filter excludes is no candidate; the hits passed
+		// the same filter in the store.
+		if Matches(f, q.Filter) {
+			byID[f.ID] = f
+		}
+	}
+	sh := contextShares{p.DocumentShare, p.NeighbourShare, p.NeighbourDecay, p.SpeakerBoost}
+	out := inContext(hits, windows, byID, speakerNames(q.Text), sh)
+	if k := max(p.Candidates, q.Limit); len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}
+
+// inContext rescores keyword hits (best first, positive scores) with
+// their documents and neighbours. With each hit's score n normalised by
+// the best one, a fact f scores
+//
+//	(n(f) + document·D(f) + neighbour·N(f)) · (1 + speaker·[f's speaker is named])
+//
+// where D(f) is the best n of a hit in f's document, N(f) the best n of
+// another hit whose window holds f, times decay for each position beyond
+// the adjacent one, and named says whether names holds the normalised
+// speaker of f. The candidates are the hits and the members of their
+// windows that facts holds; facts gives their document and speaker. The
+// result is ordered best first, ties by the order the candidates were
+// met (hits first, in their order).
+func inContext(hits []memory.Hit, windows map[string][]string, facts map[string]*memory.Fact, names map[string]bool, sh contextShares) []memory.Hit {
+	if len(hits) == 0 || hits[0].Score <= 0 {
+		return nil
+	}
+	top := hits[0].Score
+	type cand struct {
+		own, neighbour float64
+		doc            string
+		order          int
+	}
+	cands := map[string]*cand{}
+	var order []string
+	get := func(id string) *cand {
+		c := cands[id]
+		if c == nil {
+			c = &cand{order: len(order)}
+			cands[id] = c
+			order = append(order, id)
+		}
+		return c
+	}
+	docBest := map[string]float64{}
+	for _, h := range hits {
+		f := facts[h.ID]
+		if f == nil || h.Score <= 0 {
+			continue
+		}
+		n := h.Score / top
+		c := get(h.ID)
+		c.own = max(c.own, n)
+		c.doc = f.DocumentID
+		if f.DocumentID != "" {
+			docBest[f.DocumentID] = max(docBest[f.DocumentID], n)
+		}
+	}
+	for _, h := range hits {
+		hc := cands[h.ID]
+		if hc == nil {
+			continue
+		}
+		win := windows[h.ID]
+		at := -1
+		for i, id := range win {
+			if id == h.ID {
+				at = i
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		for i, id := range win {
+			if i == at || facts[id] == nil {
+				continue
+			}
+			d := max(at-i, i-at)
+			share := hc.own
+			for ; d > 1; d-- {
+				share *= sh.decay
+			}
+			c := get(id)
+			c.neighbour = max(c.neighbour, share)
+			if c.doc == "" {
+				c.doc = hc.doc
+			}
+		}
+	}
+	out := make([]memory.Hit, 0, len(order))
+	for _, id := range order {
+		c := cands[id]
+		s := c.own + sh.neighbour*c.neighbour
+		if c.doc != "" {
+			s += sh.document * docBest[c.doc]
+		}
+		if sh.speaker > 0 && names[memory.NormalizeName(facts[id].Speaker)] {
+			s *= 1 + sh.speaker
+		}
+		out = append(out, memory.Hit{ID: id, Score: s})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	return out
+}
+
+// speakerNames are the names a query could call a speaker by: its word
+// n-grams (n ≤ 3) normalised as memory.NormalizeName does, with
+// possessives dropped ("Caroline's" names Caroline).
+func speakerNames(text string) map[string]bool {
+	fields := strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
+	})
+	for i, f := range fields {
+		f = strings.TrimSuffix(strings.TrimSuffix(f, "'s"), "’s")
+		fields[i] = strings.Trim(f, "'’")
+	}
+	out := map[string]bool{}
+	for _, n := range nameCandidates(lex.Words(strings.Join(fields, " "))) {
+		out[n] = true
+	}
+	return out
+}
