@@ -25,6 +25,7 @@ import (
 	"github.com/mnemo-ai/mnemo/provider/hashembed"
 	"github.com/mnemo-ai/mnemo/recall"
 	"github.com/mnemo-ai/mnemo/retain"
+	"github.com/mnemo-ai/mnemo/store/postgres"
 	"github.com/mnemo-ai/mnemo/store/sqlite"
 )
 
@@ -34,7 +35,9 @@ const DefaultAccessFlush = time.Second
 // Config configures an Engine. The zero value is not usable: DB or Store
 // is required.
 type Config struct {
-	// DB is the path of the SQLite database file (created if missing).
+	// DB is the path of the SQLite database file (created if missing), or
+	// a postgres:// (postgresql://) URL of a PostgreSQL database with
+	// pgvector (store/postgres).
 	DB string
 	// Store, when set, is used instead of opening DB. The engine closes it.
 	Store memory.Store
@@ -55,7 +58,9 @@ type Config struct {
 	// Gates are the LLM extractor's confidence gates; zero means
 	// extract.DefaultGates().
 	Gates *extract.Gates
-	// Weights overrides recall's strategy weights; zero means the defaults.
+	// Weights overrides recall's strategy weights; zero means
+	// recall.DefaultWeights with the built-in embedder and
+	// recall.EmbedderWeights with another.
 	Weights recall.Weights
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -111,12 +116,21 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if cfg.DB == "" {
 			return nil, memory.Errorf(memory.EINVALID, "no database: set Config.DB or Config.Store")
 		}
-		s, err := sqlite.Open(ctx, cfg.DB)
-		if err != nil {
-			return nil, err
+		if postgres.IsURL(cfg.DB) {
+			s, err := postgres.Open(ctx, cfg.DB)
+			if err != nil {
+				return nil, err
+			}
+			s.Now = now
+			st = s
+		} else {
+			s, err := sqlite.Open(ctx, cfg.DB)
+			if err != nil {
+				return nil, err
+			}
+			s.Now = now
+			st = s
 		}
-		s.Now = now
-		st = s
 	}
 	emb := cfg.Embedder
 	if emb == nil {
@@ -146,8 +160,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Reranker != nil {
 		e.recall.Reranker = guard.Reranker(cfg.Reranker)
 	}
-	if cfg.Weights != (recall.Weights{}) {
+	switch {
+	case cfg.Weights != (recall.Weights{}):
 		e.recall.Weights = cfg.Weights
+	case cfg.Embedder != nil:
+		// A learned embedder earns a say the hashed one does not.
+		e.recall.Weights = recall.EmbedderWeights
 	}
 	if cfg.AccessFlush >= 0 {
 		every := cfg.AccessFlush
