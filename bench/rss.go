@@ -11,6 +11,10 @@ import (
 	"strings"
 )
 
+// MemoryUse returns the process's resident set size and its peak in MiB,
+// as the synthetic report gives them.
+func MemoryUse() (rssMB, peakMB float64) { return memoryUse() }
+
 // memoryUse returns the process's resident set size and its peak in MiB,
 // from /proc/self/status (VmRSS, VmHWM). Where that file cannot be read,
 // both are the bytes the Go runtime obtained from the OS (MemStats.Sys):

@@ -124,6 +124,32 @@ type SyntheticOptions struct {
 	// OneByOne retains the documents one Retain call at a time even when
 	// the engine is a BulkRetainer.
 	OneByOne bool
+	// Embedder, when set, is the engine's embedder: with it and a store
+	// that is an ExactVectorSearcher, the report gives the approximate
+	// vector search's recall@10 against the exact one for the queries.
+	Embedder memory.Embedder
+	// BeforeRecalls, when set, is called once between the ingest and the
+	// timed recalls (to start a profile, say).
+	BeforeRecalls func()
+}
+
+// StoreEngine is an Engine that exposes its store (*mnemo.Engine is one).
+type StoreEngine interface {
+	Store() memory.Store
+}
+
+// IndexWaiter is a store that builds search indexes in the background
+// (*sqlite.Store is one): RunSynthetic waits for the bank's index before
+// it times recalls, and reports how long that took.
+type IndexWaiter interface {
+	WaitIndexed(ctx context.Context, bankID string) error
+}
+
+// ExactVectorSearcher is a store whose SearchVector may be approximate
+// and that can also answer exactly (*sqlite.Store is one).
+type ExactVectorSearcher interface {
+	SearchVector(ctx context.Context, bankID string, vec []float32, k int, f memory.Filter) ([]memory.Hit, error)
+	SearchVectorExact(ctx context.Context, bankID string, vec []float32, k int, f memory.Filter) ([]memory.Hit, error)
 }
 
 // syntheticChunk is how many documents RunSynthetic hands a BulkRetainer
@@ -155,6 +181,13 @@ type SyntheticReport struct {
 
 	// Bulk says the documents went through BulkRetainer.RetainMany.
 	Bulk bool `json:"bulk"`
+	// IndexWaitMS is how long the store took, after the ingest, to load
+	// the bank's search index and link its graph (0 when the store builds
+	// nothing in the background).
+	IndexWaitMS float64 `json:"index_wait_ms,omitempty"`
+	// ANNRecall10 is the mean share of the exact 10 nearest facts the
+	// store's vector search found for the queries; 0 when not measured.
+	ANNRecall10 float64 `json:"ann_recall_at_10,omitempty"`
 
 	Documents  int           `json:"-"` // documents retained
 	Recalls    int           `json:"-"` // recalls run
@@ -223,6 +256,25 @@ func RunSynthetic(ctx context.Context, eng Engine, opts SyntheticOptions) (*Synt
 			step()
 		}
 	}
+	var store memory.Store
+	if se, ok := eng.(StoreEngine); ok {
+		store = se.Store()
+	}
+	if w, ok := store.(IndexWaiter); ok {
+		t := time.Now()
+		if err := w.WaitIndexed(ctx, bank.ID); err != nil {
+			return nil, fmt.Errorf("wait for the search index: %w", err)
+		}
+		r.IndexWaitMS = millis(time.Since(t))
+	}
+	if ex, ok := store.(ExactVectorSearcher); ok && opts.Embedder != nil {
+		if r.ANNRecall10, err = annRecall(ctx, ex, opts.Embedder, bank.ID, queries); err != nil {
+			return nil, err
+		}
+	}
+	if opts.BeforeRecalls != nil {
+		opts.BeforeRecalls()
+	}
 	latencies := make([]time.Duration, 0, len(queries))
 	for _, q := range queries {
 		if err := ctx.Err(); err != nil {
@@ -243,6 +295,46 @@ func RunSynthetic(ctx context.Context, eng Engine, opts SyntheticOptions) (*Synt
 	return r, nil
 }
 
+// annRecall returns the mean recall@10 of s.SearchVector against
+// s.SearchVectorExact for the embedded queries.
+func annRecall(ctx context.Context, s ExactVectorSearcher, emb memory.Embedder, bank string, queries []string) (float64, error) {
+	vecs, err := emb.Embed(ctx, queries)
+	if err != nil {
+		return 0, fmt.Errorf("embed queries: %w", err)
+	}
+	var sum float64
+	for _, v := range vecs {
+		got, err := s.SearchVector(ctx, bank, v, 10, memory.Filter{})
+		if err != nil {
+			return 0, err
+		}
+		want, err := s.SearchVectorExact(ctx, bank, v, 10, memory.Filter{})
+		if err != nil {
+			return 0, err
+		}
+		sum += RecallOf(got, want)
+	}
+	return sum / float64(len(vecs)), nil
+}
+
+// RecallOf is the share of want's ids found in got (1 when want is empty).
+func RecallOf(got, want []memory.Hit) float64 {
+	if len(want) == 0 {
+		return 1
+	}
+	seen := make(map[string]bool, len(got))
+	for _, h := range got {
+		seen[h.ID] = true
+	}
+	n := 0
+	for _, h := range want {
+		if seen[h.ID] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(want))
+}
+
 // WriteText writes r as human-readable lines.
 func (r *SyntheticReport) WriteText(w io.Writer) error {
 	how := "one Retain per document"
@@ -255,6 +347,9 @@ func (r *SyntheticReport) WriteText(w io.Writer) error {
 		r.Facts, r.Documents, r.IngestTime.Round(time.Millisecond), r.IngestFactsPerSec, how,
 		r.Recalls, r.RecallMS.P50, r.RecallMS.P95, r.RecallMS.P99,
 		r.RSSMB, r.PeakRSSMB)
+	if err == nil && (r.IndexWaitMS > 0 || r.ANNRecall10 > 0) {
+		_, err = fmt.Fprintf(w, "index: ready %.0f ms after the ingest, vector recall@10 %.3f against exact\n", r.IndexWaitMS, r.ANNRecall10)
+	}
 	return err
 }
 

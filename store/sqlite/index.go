@@ -1,18 +1,22 @@
 package sqlite
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 
+	"github.com/mnemo-ai/mnemo/internal/hnsw"
 	"github.com/mnemo-ai/mnemo/internal/lex"
 	"github.com/mnemo-ai/mnemo/memory"
-	"github.com/viterin/vek/vek32"
 )
 
 // BM25 constants (Okapi BM25 as in Lucene and PROTOCOL §2.2).
@@ -22,10 +26,12 @@ const (
 )
 
 // bankIndex is one bank's in-process search index: every fact's embedding
-// for an exact SIMD scan (vectors are unit length, so dot = cosine) and an
-// inverted index of its stemmed words for BM25 with this bank's own
-// statistics. It mirrors the file, which stays the source of truth;
-// version is the bank's change counter the mirror reflects.
+// quantized to int8 for a SIMD scan or, in a large bank, an HNSW graph
+// (vectors are unit length, so dot = cosine), the float32 originals for an
+// exact rescoring of the best candidates, and an inverted index of its
+// stemmed words for BM25 with this bank's own statistics. It mirrors the
+// file, which stays the source of truth; version is the bank's change
+// counter the mirror reflects.
 //
 // Slots are never reused while the index lives: a removed fact leaves a
 // dead slot (skipped by searches) until compaction rebuilds the arrays.
@@ -34,14 +40,8 @@ type bankIndex struct {
 	dim     int
 	created int64 // the bank's created_at: its identity across delete and create
 	version int64
-	// lifeGen is the generation of the lifecycle columns cached in the
-	// entries: an entry's are current only when its lifeGen equals it.
-	// Any lifecycle change the index cannot follow starts a generation.
-	lifeGen int64
-	// accessVersion is the bank's access counter the cache reflects.
-	accessVersion int64
-	maxPK         int64
-	meta          []indexEntry // by slot
+	maxPK   int64
+	meta    []indexEntry // by slot
 	// state mirrors each slot's liveness, vector, status and sensitivity
 	// in one byte, so a scan with the zero filter reads 1 byte a slot
 	// instead of its whole entry (measured at 100k facts: the entry walk
@@ -55,10 +55,22 @@ type bankIndex struct {
 	// inactive counts live slots whose status is not active (superseded,
 	// archived): while it is 0, no fact of the bank has a history.
 	inactive int
+	// open counts live slots with a vector, active and not sensitive: the
+	// slots the zero filter passes.
+	open int
 
-	// vecs holds slot i's vector at vecs[i/vecBlock][(i%vecBlock)*dim:]:
-	// contiguous blocks for the scan, without the copy of a growing slice.
-	vecs [][]float32
+	// vecs holds slot i's vector quantized (zeros for a slot without
+	// one); exact holds the float32 originals, for rescoring.
+	vecs  *hnsw.Int8Vectors
+	exact *exactVectors
+	// ann is the HNSW graph over vecs once the bank is large enough,
+	// linked in the background by build; nil below the threshold.
+	ann *annIndex
+	// Settings copied from the Store when the index was made.
+	floatVectors bool
+	annThreshold int
+	efSearch     int
+	spillDir     string
 
 	termID   map[string]int32
 	postings [][]posting // by term id
@@ -73,51 +85,35 @@ type posting struct {
 }
 
 // indexEntry is what the index keeps of a fact to search and filter
-// without a query.
+// without a query. The fact itself stays in the file: Facts reads it.
 type indexEntry struct {
 	pk        int64
 	id        string
-	vec       []float32 // only while being added
-	hasVec    bool
 	terms     []int32 // distinct term ids, for removal
-	length    int32   // words after stopword removal
-	dead      bool
+	tags      []string
 	kind      memory.FactKind
 	status    memory.Status
-	sensitive bool
 	eventTime int64 // µs; noTime when unknown
 	// createdAt and expiredAt place the fact on the transaction timeline
 	// (µs; expiredAt 0 while it has not expired), for as-of filters.
 	createdAt, expiredAt int64
-	tags                 []string
-	body                 string // only while being added
-	// fact is the fact without its embedding. Its lifecycle columns are
-	// current only while lifeGen equals the index's.
-	fact    *memory.Fact
-	lifeGen int64
+	length               int32 // words after stopword removal
+	dead                 bool
+	hasVec               bool
+	sensitive            bool
 }
 
-// vecBlock is the number of vectors per block of bankIndex.vecs.
-const vecBlock = 4096
-
-// vector returns slot i's vector.
-func (x *bankIndex) vector(i int) []float32 {
-	b := x.vecs[i/vecBlock]
-	o := (i % vecBlock) * x.dim
-	return b[o : o+x.dim : o+x.dim]
+// newEntry is a fact on its way into the index: its entry, its vector and
+// its words counted (prepared outside the index lock, in parallel on load).
+type newEntry struct {
+	indexEntry
+	vec   []float32
+	words []termCount
 }
 
-// appendVector stores slot i's vector (zeros when v is nil).
-func (x *bankIndex) appendVector(i int, v []float32) {
-	if i%vecBlock == 0 {
-		x.vecs = append(x.vecs, make([]float32, 0, vecBlock*x.dim))
-	}
-	b := &x.vecs[i/vecBlock]
-	if v == nil {
-		*b = append(*b, make([]float32, x.dim)...)
-	} else {
-		*b = append(*b, v...)
-	}
+type termCount struct {
+	term string
+	tf   uint16
 }
 
 // Bits of bankIndex.state.
@@ -127,6 +123,9 @@ const (
 	stActive                // status active
 	stSensitive             // classified sensitive
 )
+
+// stOpen is the state of a slot the zero filter passes.
+const stOpen = stLive | stVec | stActive
 
 // setState recomputes slot i's state byte from its entry.
 func (x *bankIndex) setState(i int) {
@@ -149,6 +148,7 @@ func (x *bankIndex) setState(i int) {
 		x.length = append(x.length, 0)
 	}
 	x.inactive += inactive(b) - inactive(x.state[i])
+	x.open += isOpen(b) - isOpen(x.state[i])
 	x.state[i], x.length[i] = b, e.length
 }
 
@@ -160,19 +160,24 @@ func inactive(st uint8) int {
 	return 0
 }
 
+func isOpen(st uint8) int {
+	if st&(stOpen|stSensitive) == stOpen {
+		return 1
+	}
+	return 0
+}
+
 // noTime marks an entry whose event time is unknown: no time range
 // matches it, as no SQL comparison matches NULL.
 const noTime = math.MinInt64
 
-func newIndexEntry(pk int64, f *memory.Fact) indexEntry {
-	snap := *f
-	snap.Embedding = nil
-	snap.Tags = slices.Clone(f.Tags)
-	e := indexEntry{
-		pk: pk, id: f.ID, vec: f.Embedding, kind: f.Kind, status: f.Status,
+// newIndexEntry prepares a fact just written for the index.
+func newIndexEntry(pk int64, f *memory.Fact) newEntry {
+	e := newEntry{indexEntry: indexEntry{
+		pk: pk, id: f.ID, kind: internKind(f.Kind), status: internStatus(f.Status),
 		sensitive: f.Sensitivity == memory.SensitivitySensitive,
-		eventTime: noTime, tags: snap.Tags, body: ftsBody(f), fact: &snap,
-	}
+		eventTime: noTime, tags: slices.Clone(f.Tags),
+	}, vec: f.Embedding}
 	if t := f.EventTime(); !t.IsZero() {
 		e.eventTime = t.UnixMicro()
 	}
@@ -180,15 +185,63 @@ func newIndexEntry(pk int64, f *memory.Fact) indexEntry {
 	if !f.ExpiredAt.IsZero() {
 		e.expiredAt = f.ExpiredAt.UnixMicro()
 	}
+	e.count(ftsBody(f))
 	return e
 }
 
+// count sets the entry's words and length from its body.
+func (e *newEntry) count(body string) {
+	words := lex.Terms(body)
+	e.length = int32(len(words))
+	e.words = e.words[:0]
+	if len(words) > 32 {
+		at := make(map[string]int, len(words))
+		for _, w := range words {
+			if i, ok := at[w]; !ok {
+				at[w] = len(e.words)
+				e.words = append(e.words, termCount{w, 1})
+			} else if e.words[i].tf < math.MaxUint16 {
+				e.words[i].tf++
+			}
+		}
+		return
+	}
+	for _, w := range words {
+		i := slices.IndexFunc(e.words, func(c termCount) bool { return c.term == w })
+		if i < 0 {
+			e.words = append(e.words, termCount{w, 1})
+		} else if e.words[i].tf < math.MaxUint16 {
+			e.words[i].tf++
+		}
+	}
+}
+
+// internKind and internStatus share the strings of known values, so the
+// index holds no copy per fact.
+func internKind(k memory.FactKind) memory.FactKind {
+	for _, c := range []memory.FactKind{memory.KindWorld, memory.KindExperience} {
+		if k == c {
+			return c
+		}
+	}
+	return k
+}
+
+func internStatus(s memory.Status) memory.Status {
+	for _, c := range []memory.Status{memory.StatusActive, memory.StatusSuperseded, memory.StatusArchived} {
+		if s == c {
+			return c
+		}
+	}
+	return s
+}
+
 func newBankIndex() *bankIndex {
-	return &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1, lifeGen: 1}
+	return &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1}
 }
 
 // add indexes one fact.
-func (x *bankIndex) add(e indexEntry) {
+func (x *bankIndex) add(e *newEntry) {
 	if _, ok := x.pos[e.pk]; ok {
 		return
 	}
@@ -196,46 +249,39 @@ func (x *bankIndex) add(e indexEntry) {
 	if len(e.vec) > 0 && x.dim == 0 {
 		// The first vector fixes the dimension; earlier slots get zeros.
 		x.dim = len(e.vec)
-		for i := range x.meta {
-			x.appendVector(i, nil)
+		x.vecs = hnsw.NewInt8Vectors(x.dim)
+		x.exact = newExactVectors(x.dim, x.floatVectors, x.spillDir)
+		for range x.meta {
+			x.vecs.Append(nil)
+			x.exact.append(nil)
 		}
 	}
-	if len(e.vec) > 0 && len(e.vec) == x.dim {
-		e.hasVec = true // a mismatch was refused at write time
-	} else {
-		e.vec = nil
-	}
+	e.hasVec = len(e.vec) > 0 && len(e.vec) == x.dim // a mismatch was refused at write time
 	if x.dim > 0 {
-		x.appendVector(int(slot), e.vec)
-	}
-	e.vec = nil
-	words := lex.Terms(e.body)
-	e.body = ""
-	e.length = int32(len(words))
-	counts := make(map[string]uint16, len(words))
-	for _, w := range words {
-		if counts[w] < math.MaxUint16 {
-			counts[w]++
+		v := e.vec
+		if !e.hasVec {
+			v = nil
 		}
+		x.vecs.Append(v)
+		x.exact.append(v)
 	}
-	e.terms = make([]int32, 0, len(counts))
-	for w, tf := range counts {
-		id, ok := x.termID[w]
+	e.terms = make([]int32, 0, len(e.words))
+	for _, w := range e.words {
+		id, ok := x.termID[w.term]
 		if !ok {
 			id = int32(len(x.postings))
-			x.termID[w] = id
+			x.termID[w.term] = id
 			x.postings = append(x.postings, nil)
 			x.df = append(x.df, 0)
 		}
-		x.postings[id] = append(x.postings[id], posting{slot, tf})
+		x.postings[id] = append(x.postings[id], posting{slot, w.tf})
 		x.df[id]++
 		e.terms = append(e.terms, id)
 	}
 	x.totalLen += int64(e.length)
 	x.pos[e.pk] = int(slot)
 	x.byID[e.id] = int(slot)
-	e.lifeGen = x.lifeGen // written or read just now
-	x.meta = append(x.meta, e)
+	x.meta = append(x.meta, e.indexEntry)
 	x.setState(int(slot))
 	x.live++
 	if e.pk > x.maxPK {
@@ -254,7 +300,7 @@ func (x *bankIndex) remove(pk int64) {
 		x.df[t]--
 	}
 	x.totalLen -= int64(e.length)
-	e.dead, e.hasVec, e.terms, e.fact = true, false, nil, nil
+	e.dead, e.hasVec, e.terms, e.tags = true, false, nil, nil
 	x.setState(i)
 	delete(x.pos, pk)
 	delete(x.byID, e.id)
@@ -262,16 +308,22 @@ func (x *bankIndex) remove(pk int64) {
 }
 
 // compact rebuilds the arrays without dead slots once they are a quarter
-// of the index.
+// of the index. The graph, whose node ids are slots, starts over.
 func (x *bankIndex) compact() {
 	dead := len(x.meta) - x.live
 	if dead < 64 || dead*4 < len(x.meta) {
 		return
 	}
-	old, oldVecs := x.meta, x.vecs
+	old, oldVecs, oldExact := x.meta, x.vecs, x.exact
 	oldSlot := make([]int32, len(old)) // old slot → new slot, -1 if dead
-	x.meta, x.vecs, x.state, x.length = make([]indexEntry, 0, x.live), nil, make([]uint8, 0, x.live), make([]int32, 0, x.live)
-	x.inactive = 0 // setState counts the kept slots again
+	x.meta, x.state, x.length = make([]indexEntry, 0, x.live), make([]uint8, 0, x.live), make([]int32, 0, x.live)
+	x.inactive, x.open = 0, 0 // setState counts the kept slots again
+	if x.dim > 0 {
+		x.vecs = hnsw.NewInt8Vectors(x.dim)
+		x.exact = newExactVectors(x.dim, x.floatVectors, x.spillDir)
+	}
+	var buf []float32
+	var raw []byte
 	for i := range old {
 		if old[i].dead {
 			oldSlot[i] = -1
@@ -284,9 +336,21 @@ func (x *bankIndex) compact() {
 		x.meta = append(x.meta, old[i])
 		x.setState(n)
 		if x.dim > 0 {
-			o := (i % vecBlock) * x.dim
-			x.appendVector(n, oldVecs[i/vecBlock][o:o+x.dim])
+			var err error
+			if buf, raw, err = oldExact.read(i, buf, raw); err != nil {
+				// The spill file failed: keep the quantized vector, the
+				// best left.
+				buf = oldVecs.Vector(i, buf)
+			}
+			if !old[i].hasVec {
+				buf = nil
+			}
+			x.vecs.Append(buf)
+			x.exact.append(buf)
 		}
+	}
+	if oldExact != nil {
+		oldExact.close()
 	}
 	for t, ps := range x.postings {
 		kept := ps[:0]
@@ -297,14 +361,15 @@ func (x *bankIndex) compact() {
 		}
 		x.postings[t] = kept
 	}
+	x.resetANN()
 }
 
 func (x *bankIndex) apply(c *indexChange) {
 	for _, pk := range c.removed {
 		x.remove(pk)
 	}
-	for _, e := range c.added {
-		x.add(e)
+	for i := range c.added {
+		x.add(&c.added[i])
 	}
 	for pk, st := range c.status {
 		if i, ok := x.pos[pk]; ok {
@@ -332,16 +397,14 @@ func (s *Store) applyIndexChange(bank string, version int64, c *indexChange) {
 	}
 	x.apply(c)
 	x.version = version
-	if c.lifecycle {
-		x.lifeGen++ // reinforcements and supersessions: reread
-	}
+	s.maybeBuild(x)
 }
 
 // index returns the bank's search index, loading or refreshing it from the
 // file when it does not reflect the bank's current version.
 func (s *Store) index(ctx context.Context, bank string) (*bankIndex, error) {
-	var version, created, access int64
-	err := s.rdb.QueryRowContext(ctx, `SELECT version, created_at, access_version FROM banks WHERE id = ?`, bank).Scan(&version, &created, &access)
+	var version, created int64
+	err := s.rdb.QueryRowContext(ctx, `SELECT version, created_at FROM banks WHERE id = ?`, bank).Scan(&version, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unknownBank(bank)
 	}
@@ -353,31 +416,41 @@ func (s *Store) index(ctx context.Context, bank string) (*bankIndex, error) {
 	if x == nil || x.created != created {
 		// New, or the bank was deleted and created again (by another
 		// process): its versions start over, so the old mirror is void.
+		if x != nil {
+			x.close()
+		}
 		x = newBankIndex()
 		x.created = created
+		x.floatVectors = s.FloatVectors
+		x.annThreshold = s.ANNThreshold
+		x.efSearch = cmp.Or(s.EfSearch, hnsw.DefaultEfSearch)
+		x.spillDir = filepath.Dir(s.path)
 		s.indexes[bank] = x
 	}
 	s.mu.Unlock()
 
 	x.mu.RLock()
-	fresh := x.version == version && x.accessVersion == access
+	fresh := x.version == version
 	x.mu.RUnlock()
 	if fresh {
 		return x, nil
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.accessVersion != access {
-		// Accesses recorded elsewhere: cached counts are void.
-		x.accessVersion = access
-		x.lifeGen++
-	}
 	if x.version == version {
 		return x, nil
 	}
+	before := len(x.meta)
 	if err := s.refresh(ctx, bank, x); err != nil {
 		return nil, fmt.Errorf("load search index of bank %s: %w", bank, err)
 	}
+	if len(x.meta)-before >= freeAfterLoad {
+		// Loading left the rows read (vectors as float32 blobs, text) as
+		// garbage of about twice the index's size: hand it back to the OS
+		// now rather than over the scavenger's minutes.
+		go debug.FreeOSMemory()
+	}
+	s.maybeBuild(x)
 	return x, nil
 }
 
@@ -391,7 +464,6 @@ func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
 		return err
 	}
 	defer tx.Rollback()
-	x.lifeGen++ // another writer may have changed any fact's lifecycle
 	var version int64
 	if err := tx.QueryRowContext(ctx, `SELECT version FROM banks WHERE id = ?`, bank).Scan(&version); err != nil {
 		return err
@@ -411,7 +483,7 @@ func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
 			}
 			seen[pk] = true
 			if i, ok := x.pos[pk]; ok {
-				x.meta[i].status, x.meta[i].expiredAt = memory.Status(st), expired
+				x.meta[i].status, x.meta[i].expiredAt = internStatus(memory.Status(st)), expired
 				x.setState(i)
 			}
 		}
@@ -425,24 +497,7 @@ func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
 			}
 		}
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT pk, embedding, `+factColumns+` FROM facts WHERE bank_id = ? AND pk > ? ORDER BY pk`, bank, x.maxPK)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var pk int64
-		var blob []byte
-		f, err := scanFact(bank, rows, &pk, &blob)
-		if err != nil {
-			return err
-		}
-		if len(blob) > 0 {
-			f.Embedding = decodeVector(make([]float32, 0, len(blob)/4), blob)
-		}
-		x.add(newIndexEntry(pk, f))
-	}
-	if err := rows.Err(); err != nil {
+	if err := loadEntries(ctx, tx, bank, x.maxPK, x.add); err != nil {
 		return err
 	}
 	x.compact()
@@ -450,36 +505,112 @@ func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
 	return nil
 }
 
-// SearchVector implements memory.Store with an exact scan.
-func (s *Store) SearchVector(ctx context.Context, bankID string, vec []float32, k int, f memory.Filter) ([]memory.Hit, error) {
-	x, err := s.index(ctx, bankID)
+// freeAfterLoad is the rows a load must add before it returns the memory
+// it freed to the OS.
+const freeAfterLoad = 10_000
+
+// loadBatch is how many rows loadEntries hands a worker at once.
+const loadBatch = 512
+
+// loadEntries reads the facts of a bank with pk > after, in pk order, and
+// hands each to add, prepared: the words are counted and the vector
+// decoded by GOMAXPROCS workers while the rows are read.
+func loadEntries(ctx context.Context, tx *sql.Tx, bank string, after int64, add func(*newEntry)) error {
+	rows, err := tx.QueryContext(ctx, `SELECT pk, id, kind, status, sensitivity, tags, coalesce(event_time, ?), coalesce(created_at, 0),
+		coalesce(expired_at, 0), speaker, text, embedding FROM facts WHERE bank_id = ? AND pk > ? ORDER BY pk`, int64(noTime), bank, after)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if k <= 0 {
-		return nil, nil
+	defer rows.Close()
+	type batch struct {
+		rows  []rawEntry
+		out   []newEntry
+		ready chan struct{}
 	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if x.dim == 0 {
-		return nil, nil
-	}
-	if len(vec) != x.dim {
-		return nil, memory.Errorf(memory.EINVALID, "query vector has dimension %d, bank %q holds dimension %d", len(vec), bankID, x.dim)
-	}
-	m := newMatcher(f)
-	h := make(hitHeap, 0, k+1)
-	for i, st := range x.state {
-		if m.simple {
-			if st&(stLive|stVec|stActive|stSensitive) != stLive|stVec|stActive {
-				continue
+	work := make(chan *batch, 4)
+	ordered := make(chan *batch, 16)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				b.out = make([]newEntry, len(b.rows))
+				for i := range b.rows {
+					b.rows[i].prepare(&b.out[i])
+				}
+				b.rows = nil
+				close(b.ready)
 			}
-		} else if st&(stLive|stVec) != stLive|stVec || !m.match(&x.meta[i]) {
-			continue
-		}
-		h.offer(k, scored{i, float64(vek32.Dot(vec, x.vector(i)))})
+		}()
 	}
-	return h.hits(x), nil
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for b := range ordered {
+			<-b.ready
+			for i := range b.out {
+				add(&b.out[i])
+			}
+		}
+	}()
+	var readErr error
+	cur := &batch{ready: make(chan struct{})}
+	send := func() {
+		ordered <- cur
+		work <- cur
+		cur = &batch{ready: make(chan struct{})}
+	}
+	for rows.Next() {
+		var r rawEntry
+		if readErr = rows.Scan(&r.pk, &r.id, &r.kind, &r.status, &r.sensitivity, &r.tags, &r.eventTime, &r.createdAt,
+			&r.expiredAt, &r.speaker, &r.text, &r.blob); readErr != nil {
+			break
+		}
+		cur.rows = append(cur.rows, r)
+		if len(cur.rows) == loadBatch {
+			send()
+		}
+	}
+	if readErr == nil && len(cur.rows) > 0 {
+		send()
+	}
+	close(work)
+	close(ordered)
+	wg.Wait()
+	<-done
+	if readErr != nil {
+		return readErr
+	}
+	return rows.Err()
+}
+
+// rawEntry is one fact row as loadEntries reads it.
+type rawEntry struct {
+	pk                              int64
+	id, kind, status, sensitivity   string
+	tags, speaker, text             string
+	eventTime, createdAt, expiredAt int64
+	blob                            []byte
+}
+
+func (r *rawEntry) prepare(e *newEntry) {
+	e.pk, e.id = r.pk, r.id
+	e.kind, e.status = internKind(memory.FactKind(r.kind)), internStatus(memory.Status(r.status))
+	e.sensitive = r.sensitivity == string(memory.SensitivitySensitive)
+	e.eventTime, e.createdAt, e.expiredAt = r.eventTime, r.createdAt, r.expiredAt
+	if r.tags != "[]" && r.tags != "" {
+		// Tags that do not parse filter as no tags: the fact stays findable.
+		_ = unmarshalJSON(r.tags, &e.tags)
+	}
+	if len(r.blob) > 0 {
+		e.vec = decodeVector(make([]float32, 0, len(r.blob)/4), r.blob)
+	}
+	body := r.text
+	if r.speaker != "" {
+		body = r.speaker + ": " + r.text
+	}
+	e.count(body)
 }
 
 // SearchText implements memory.Store: Okapi BM25 (k1 1.2, b 0.75, Lucene

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -69,13 +68,12 @@ func scanFact(bank string, r interface{ Scan(...any) error }, extra ...any) (*me
 	return f, nil
 }
 
-// Facts implements memory.Store. A fact's text, provenance and event
-// times never change once written, so they come from the bank's index.
-// Its lifecycle columns (access and reinforcement counts, status,
-// validity) do change: the index keeps them too, but trusts them only
-// while they are current — the bank's access counter and change counter
-// tell it when another process (or a write it could not follow) changed
-// them, and it then reads them again from the file.
+// Facts implements memory.Store. The bank's index maps each id to its
+// row (pk) and the rows are read from the file, a prepared statement per
+// factsChunk ids: the file is the only copy of a fact's text and
+// lifecycle, so what Facts returns is always current — the index keeps no
+// fact snapshots (at 100k facts they were a third of its memory). A fact
+// another process deleted since the index last looked is left out.
 func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error) {
 	x, err := s.index(ctx, bankID)
 	if err != nil {
@@ -84,141 +82,73 @@ func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memo
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	byPK := make(map[int64]*memory.Fact, len(ids))
-	out := make([]*memory.Fact, 0, len(ids))
-	var stale []int64 // pks whose lifecycle must be read
+	pks := make([]int64, 0, len(ids))
+	order := make(map[int64]int, len(ids)) // pk → place in the answer
 	x.mu.RLock()
-	gen, av := x.lifeGen, x.accessVersion
 	for _, id := range ids {
 		slot, ok := x.byID[id]
 		if !ok {
 			continue
 		}
-		e := &x.meta[slot]
-		if byPK[e.pk] != nil {
+		pk := x.meta[slot].pk
+		if _, dup := order[pk]; dup {
 			continue // a repeated id is returned once
 		}
-		f := *e.fact
-		f.Tags = slices.Clone(f.Tags)
-		byPK[e.pk] = &f
-		out = append(out, &f)
-		if e.lifeGen != gen {
-			stale = append(stale, e.pk)
-		}
+		order[pk] = len(pks)
+		pks = append(pks, pk)
 	}
 	x.mu.RUnlock()
-	if len(stale) == 0 {
-		return out, nil
-	}
-	rows, err := s.lifecycleRows(ctx, stale)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	found := make(map[int64]bool, len(stale))
-	for rows.Next() {
-		var pk int64
-		var lastAcc, validTo, expired, cons, expires sql.NullInt64
-		var status string
-		var l memory.Fact
-		if err := rows.Scan(&pk, &l.AccessCount, &lastAcc, &l.ReinforcementCount, &l.DecayScore, &l.Importance,
-			&status, &l.SupersededBy, &validTo, &expired, &cons, &expires); err != nil {
+	found := make([]*memory.Fact, len(pks))
+	for start := 0; start < len(pks); start += factsChunk {
+		rows, err := s.factRows(ctx, pks[start:min(start+factsChunk, len(pks))])
+		if err != nil {
 			return nil, err
 		}
-		f := byPK[pk]
-		if f == nil {
-			continue
-		}
-		found[pk] = true
-		f.AccessCount, f.LastAccessed, f.ReinforcementCount, f.DecayScore, f.Importance = l.AccessCount, fromNullMicro(lastAcc), l.ReinforcementCount, l.DecayScore, l.Importance
-		f.Status, f.SupersededBy, f.ValidTo, f.ExpiredAt = memory.Status(status), l.SupersededBy, fromNullMicro(validTo), fromNullMicro(expired)
-		f.ConsolidatedAt, f.ExpiresAt = fromNullMicro(cons), fromNullMicro(expires)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	x.mu.Lock()
-	// Keep what was read unless the lifecycle changed meanwhile.
-	if x.lifeGen == gen && x.accessVersion == av {
-		for _, pk := range stale {
-			if slot, ok := x.pos[pk]; ok && found[pk] {
-				e := &x.meta[slot]
-				setLifecycle(e.fact, byPK[pk])
-				e.lifeGen = gen
+		for rows.Next() {
+			var pk int64
+			f, err := scanFact(bankID, rows, &pk)
+			if err != nil {
+				rows.Close()
+				return nil, err
 			}
+			found[order[pk]] = f
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
 		}
 	}
-	x.mu.Unlock()
-	if len(found) < len(stale) {
-		// Deleted by another process since the index last looked: leave out.
-		kept := out[:0]
-		for _, f := range out {
-			if pk, ok := pkOf(x, f.ID); !ok || found[pk] || !slices.Contains(stale, pk) {
-				kept = append(kept, f)
-			}
+	out := found[:0]
+	for _, f := range found {
+		if f != nil {
+			out = append(out, f)
 		}
-		out = kept
 	}
 	return out, nil
 }
 
-// pkOf returns the pk of a fact id in the index.
-func pkOf(x *bankIndex, id string) (int64, bool) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	slot, ok := x.byID[id]
-	if !ok {
-		return 0, false
-	}
-	return x.meta[slot].pk, true
-}
+// factsChunk is the number of pks one prepared fact lookup takes.
+const factsChunk = 64
 
-// setLifecycle copies the lifecycle columns of src into dst.
-func setLifecycle(dst, src *memory.Fact) {
-	dst.AccessCount, dst.LastAccessed, dst.ReinforcementCount, dst.DecayScore, dst.Importance = src.AccessCount, src.LastAccessed, src.ReinforcementCount, src.DecayScore, src.Importance
-	dst.Status, dst.SupersededBy, dst.ValidTo, dst.ExpiredAt = src.Status, src.SupersededBy, src.ValidTo, src.ExpiredAt
-	dst.ConsolidatedAt, dst.ExpiresAt = src.ConsolidatedAt, src.ExpiresAt
-}
-
-// lifecycleChunk is the number of pks one prepared lifecycle lookup takes.
-const lifecycleChunk = 128
-
-const lifecycleSQL = `SELECT pk, access_count, last_accessed, reinforcement_count, decay_score, importance,
-	status, superseded_by, valid_to, expired_at, consolidated_at, expires_at FROM facts WHERE pk IN `
-
-// lifecycleRows reads the lifecycle columns of the facts with the given
-// pks. Up to lifecycleChunk pks go through one statement prepared once
-// (padded with pk 0, which no fact has): preparing a statement per call
-// cost more than the lookup itself. More pks are spelled into the
-// statement, which is safe: they are integers the store made.
-func (s *Store) lifecycleRows(ctx context.Context, pks []int64) (*sql.Rows, error) {
-	if len(pks) > lifecycleChunk {
-		var in strings.Builder
-		in.WriteByte('(')
-		for i, pk := range pks {
-			if i > 0 {
-				in.WriteByte(',')
-			}
-			in.WriteString(strconv.FormatInt(pk, 10))
-		}
-		in.WriteByte(')')
-		return s.rdb.QueryContext(ctx, lifecycleSQL+in.String())
-	}
-	s.lifecycleOnce.Do(func() {
-		s.lifecycleStmt, s.lifecycleErr = s.rdb.PrepareContext(context.Background(),
-			lifecycleSQL+"("+strings.TrimSuffix(strings.Repeat("?,", lifecycleChunk), ",")+")")
+// factRows reads the facts with the given pks (at most factsChunk)
+// through one statement prepared once, padded with pk 0, which no fact
+// has: preparing a statement per call cost more than the lookup itself.
+func (s *Store) factRows(ctx context.Context, pks []int64) (*sql.Rows, error) {
+	s.factsOnce.Do(func() {
+		s.factsStmt, s.factsErr = s.rdb.PrepareContext(context.Background(),
+			`SELECT pk, `+factColumns+` FROM facts WHERE pk IN (`+strings.TrimSuffix(strings.Repeat("?,", factsChunk), ",")+`)`)
 	})
-	if s.lifecycleErr != nil {
-		return nil, s.lifecycleErr
+	if s.factsErr != nil {
+		return nil, s.factsErr
 	}
-	args := make([]any, lifecycleChunk)
+	args := make([]any, factsChunk)
 	for i := range args {
 		args[i] = int64(0)
 		if i < len(pks) {
 			args[i] = pks[i]
 		}
 	}
-	return s.lifecycleStmt.QueryContext(ctx, args...)
+	return s.factsStmt.QueryContext(ctx, args...)
 }
 
 // DocumentByItem implements memory.Store.
@@ -588,30 +518,7 @@ func (s *Store) RecordAccess(ctx context.Context, bankID string, factIDs []strin
 	if err != nil {
 		return err
 	}
-	// Follow the change in the index, if it saw every access before it.
-	s.mu.Lock()
-	x := s.indexes[bankID]
-	s.mu.Unlock()
-	if x == nil {
-		return nil
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.accessVersion != av-1 {
-		return nil // the next index check sees the gap and rereads
-	}
-	x.accessVersion = av
-	at = at.UTC().Truncate(time.Microsecond)
-	seen := make(map[int]bool, len(factIDs))
-	for _, id := range factIDs {
-		if slot, ok := x.byID[id]; ok && !seen[slot] {
-			seen[slot] = true
-			if e := &x.meta[slot]; e.lifeGen == x.lifeGen {
-				e.fact.AccessCount++
-				e.fact.LastAccessed = at
-			}
-		}
-	}
+	// The index keeps no access counts: Facts reads them from the file.
 	return nil
 }
 

@@ -1,7 +1,8 @@
 // Package sqlite is mnemo's embedded default store: one SQLite file in WAL
 // mode with FTS5 full text over facts and observations, and an in-process
-// vector index per bank (exact SIMD scan) kept in sync with the file, which
-// stays the source of truth.
+// search index per bank (int8 vectors: an exact SIMD scan, or an HNSW graph
+// from ANNThreshold vectors; BM25 over an inverted index) kept in sync with
+// the file, which stays the source of truth. See docs/scale.md.
 //
 // Several processes may open the same file: writes are serialised by
 // SQLite's write lock (BEGIN IMMEDIATE plus a busy timeout) and each bank's
@@ -18,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -49,12 +51,29 @@ type Store struct {
 	// Now is the clock for created/updated times the store sets itself.
 	Now func() time.Time
 
+	// ANNThreshold is the vectors a bank must hold before its search
+	// index builds an HNSW graph (DefaultANNThreshold; 0 or less: never).
+	// FloatVectors keeps the float32 vectors used to rescore candidates in
+	// memory instead of a spill file (four times the memory of the int8
+	// copies searched). IndexWorkers is how many goroutines link a graph
+	// (GOMAXPROCS). EfSearch is the graph search's candidate list
+	// (hnsw.DefaultEfSearch; a search for k uses at least k + a margin).
+	// Set them before the first search.
+	ANNThreshold int
+	FloatVectors bool
+	IndexWorkers int
+	EfSearch     int
+
 	mu      sync.Mutex
 	indexes map[string]*bankIndex // by bank id
+	// closing is closed by Close to stop the graph builders, which wg
+	// counts.
+	closing chan struct{}
+	wg      sync.WaitGroup
 
-	lifecycleOnce sync.Once
-	lifecycleStmt *sql.Stmt
-	lifecycleErr  error
+	factsOnce sync.Once
+	factsStmt *sql.Stmt
+	factsErr  error
 }
 
 // Open opens (creating if needed) the SQLite database at path, applies
@@ -94,7 +113,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	wdb.SetMaxOpenConns(1)
 	wdb.SetConnMaxIdleTime(0)
-	s := &Store{path: path, wdb: wdb, Now: time.Now, indexes: map[string]*bankIndex{}}
+	s := &Store{path: path, wdb: wdb, Now: time.Now, indexes: map[string]*bankIndex{}, closing: make(chan struct{}),
+		ANNThreshold: DefaultANNThreshold, IndexWorkers: runtime.GOMAXPROCS(0)}
 	// WAL is a property of the file; set it through the writer. (The page
 	// size stays SQLite's 4 KiB: 16 KiB pages were measured 10% slower on
 	// ingest, as random index inserts dirty whole pages.)
@@ -117,11 +137,26 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the database.
+// Close stops the index builders and closes the database.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	select {
+	case <-s.closing:
+	default:
+		close(s.closing)
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.mu.Lock()
+	for _, x := range s.indexes {
+		x.mu.Lock()
+		x.close()
+		x.mu.Unlock()
+	}
+	s.mu.Unlock()
 	var err error
-	if s.lifecycleStmt != nil {
-		err = s.lifecycleStmt.Close()
+	if s.factsStmt != nil {
+		err = errors.Join(err, s.factsStmt.Close())
 	}
 	return errors.Join(err, s.rdb.Close(), s.wdb.Close())
 }
@@ -290,6 +325,11 @@ func (s *Store) DeleteBank(ctx context.Context, id string) error {
 		return err
 	}
 	s.mu.Lock()
+	if x := s.indexes[id]; x != nil {
+		x.mu.Lock()
+		x.close()
+		x.mu.Unlock()
+	}
 	delete(s.indexes, id)
 	s.mu.Unlock()
 	return nil

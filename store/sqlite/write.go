@@ -14,7 +14,7 @@ import (
 // indexChange is what a committed write did to a bank's vectors, applied
 // to the in-process index after commit.
 type indexChange struct {
-	added   []indexEntry
+	added   []newEntry
 	removed []int64 // fact rowids
 	status  map[int64]statusChange
 	// lifecycle: existing facts' lifecycle columns changed.
