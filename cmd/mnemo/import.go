@@ -28,6 +28,8 @@ func newImportCmd(g *globals) *cobra.Command {
               (optional "id" and "session"); into --bank.
   LoCoMo:     the LoCoMo JSON list of conversations; one bank per
               conversation, named by its sample_id.
+  export:     a bank written by mnemo export (from any store), imported
+              whole as a new bank: its own name, or --bank when given.
 
 A malformed line is reported with its number and skipped; the rest is
 imported, and the command exits with status 6.
@@ -70,6 +72,8 @@ Malformed lines are reported and skipped.`,
 				if err != nil {
 					return err
 				}
+			case "export": // export.go
+				return g.importExport(cmd, path)
 			case "locomo":
 				data, err := bench.LoadLoCoMo(path)
 				if err != nil {
@@ -80,7 +84,7 @@ Malformed lines are reported and skipped.`,
 				}
 				createBanks = true
 			default:
-				return usagef("unknown --format %q: use jsonl or locomo", format)
+				return usagef("unknown --format %q: use jsonl, locomo or export", format)
 			}
 			eng, err := g.engine(cmd)
 			if err != nil {
@@ -109,7 +113,7 @@ Malformed lines are reported and skipped.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "", "jsonl or locomo (default: from the file)")
+	cmd.Flags().StringVar(&format, "format", "", "jsonl, locomo or export (default: from the file)")
 	cmd.Flags().BoolVar(&watch, "watch", false, "follow a folder of JSONL segments until stopped")
 	cmd.Flags().DurationVar(&poll, "poll", mnemo.DefaultFollowPoll, "with --watch: how often to look for new lines")
 	return cmd
@@ -118,6 +122,9 @@ Malformed lines are reported and skipped.`,
 // detectFormat tells a JSONL transcript from a LoCoMo file by its name and
 // first non-blank byte.
 func detectFormat(path string) (string, error) {
+	if isExportFile(path) { // a bank export (mnemo export) is JSONL too
+		return "export", nil
+	}
 	if strings.HasSuffix(path, ".jsonl") {
 		return "jsonl", nil
 	}

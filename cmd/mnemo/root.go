@@ -79,6 +79,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newBankCmd(g), newRetainCmd(g), newImportCmd(g), newRecallCmd(g), newStatsCmd(g), newBenchCmd(g))
 	root.AddCommand(newJobsCmd(g)) // jobs.go
 	root.AddCommand(newEmbeddingsCmd(g))
+	root.AddCommand(newExportCmd(g)) // export.go
 	return root, g
 }
 

@@ -1,0 +1,168 @@
+package mnemo
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// DefaultImportGroup is how many records of an export Engine.ImportBank
+// hands the store per transaction.
+const DefaultImportGroup = 2000
+
+// Export writes everything bank holds to w as JSON lines, one
+// memory.ExportRecord a line, the bank record (with the format version)
+// first: documents, chunks, facts with embeddings and lifecycle, entities
+// with aliases, counts and embeddings, refs, co-occurrences, relations,
+// links and watermarks. Session buffers and queued jobs are not exported.
+// The store must implement memory.Exporter (both built-in stores do).
+func (e *Engine) Export(ctx context.Context, bank string, w io.Writer) error {
+	x, ok := e.store.(memory.Exporter)
+	if !ok {
+		return memory.Errorf(memory.EINVALID, "this store cannot export banks")
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return x.Export(ctx, bank, func(rec *memory.ExportRecord) error {
+		return enc.Encode(rec)
+	})
+}
+
+// ImportBankOptions tune Engine.ImportBank.
+type ImportBankOptions struct {
+	// Bank is the bank to create and fill; empty means the exported
+	// bank's own id.
+	Bank string
+	// Progress, when set, is called after each group of records with the
+	// number imported so far.
+	Progress func(done int)
+}
+
+// ImportBankReport counts what Engine.ImportBank imported, by record type.
+type ImportBankReport struct {
+	Bank    string         `json:"bank"`
+	Records int            `json:"records"`
+	Counts  map[string]int `json:"counts"`
+}
+
+// IsExport reports whether line, the first line of a file, begins a bank
+// export (Engine.Export).
+func IsExport(line []byte) bool {
+	var rec struct {
+		Type    string `json:"type"`
+		Version int    `json:"version"`
+	}
+	return json.Unmarshal(line, &rec) == nil && rec.Type == memory.RecordBank && rec.Version > 0
+}
+
+// ImportBank reads an export written by Export (from this store or
+// another: SQLite to PostgreSQL and back) and creates the bank it holds,
+// as it was: facts keep their Seq, lifecycle and embeddings, entities
+// their counts. The bank must not exist (ECONFLICT). Records go to the
+// store in groups of DefaultImportGroup, each in one transaction; if any
+// fails, the bank is deleted again, so a failed import leaves nothing.
+// The store must implement memory.Importer (both built-in stores do).
+func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOptions) (*ImportBankReport, error) {
+	im, ok := e.store.(memory.Importer)
+	if !ok {
+		return nil, memory.Errorf(memory.EINVALID, "this store cannot import banks")
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	line := 0
+	next := func() (*memory.ExportRecord, error) {
+		for sc.Scan() {
+			line++
+			if len(sc.Bytes()) == 0 {
+				continue
+			}
+			rec := &memory.ExportRecord{}
+			if err := json.Unmarshal(sc.Bytes(), rec); err != nil {
+				return nil, memory.Errorf(memory.EINVALID, "export line %d: %v", line, err)
+			}
+			return rec, nil
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("read export: %w", err)
+		}
+		return nil, io.EOF
+	}
+	head, err := next()
+	if errors.Is(err, io.EOF) {
+		return nil, memory.Errorf(memory.EINVALID, "the export is empty")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if head.Type != memory.RecordBank || head.Bank == nil {
+		return nil, memory.Errorf(memory.EINVALID, "export line %d: not a bank export (it starts with a bank record)", line)
+	}
+	if head.Version > memory.ExportVersion {
+		return nil, memory.Errorf(memory.EINVALID, "export format version %d is newer than this mnemo's (%d)", head.Version, memory.ExportVersion)
+	}
+	b := *head.Bank
+	if opts.Bank != "" {
+		b.ID, b.Name = opts.Bank, opts.Bank
+	}
+	embedder, dim := b.Embedder, b.Dimension
+	b.Embedder, b.Dimension = "", 0
+	if err := e.store.CreateBank(ctx, &b); err != nil {
+		return nil, err
+	}
+	rep := &ImportBankReport{Bank: b.ID, Counts: map[string]int{}}
+	fail := func(err error) (*ImportBankReport, error) {
+		// Leave nothing half-imported; the caller's context may be done.
+		if derr := e.store.DeleteBank(context.WithoutCancel(ctx), b.ID); derr != nil {
+			err = errors.Join(err, fmt.Errorf("remove the half-imported bank %s: %w", b.ID, derr))
+		}
+		return nil, err
+	}
+	if embedder != "" && dim > 0 {
+		if err := e.store.SetBankEmbedder(ctx, b.ID, embedder, dim); err != nil {
+			return fail(err)
+		}
+	}
+	group := make([]*memory.ExportRecord, 0, DefaultImportGroup)
+	flush := func() error {
+		if len(group) == 0 {
+			return nil
+		}
+		if err := im.Import(ctx, b.ID, group); err != nil {
+			return err
+		}
+		rep.Records += len(group)
+		if opts.Progress != nil {
+			opts.Progress(rep.Records)
+		}
+		group = group[:0]
+		return nil
+	}
+	for {
+		rec, err := next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fail(err)
+		}
+		if rec.Type == memory.RecordBank {
+			return fail(memory.Errorf(memory.EINVALID, "export line %d: a second bank record (one bank per export)", line))
+		}
+		rep.Counts[rec.Type]++
+		group = append(group, rec)
+		if len(group) == DefaultImportGroup {
+			if err := flush(); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return fail(err)
+	}
+	return rep, nil
+}

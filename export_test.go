@@ -1,0 +1,227 @@
+package mnemo_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mnemo-ai/mnemo"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/store/storetest"
+)
+
+// pgSchemaURL returns a URL of the MNEMO_TEST_POSTGRES database whose
+// connections use a schema of their own, dropped when the test ends; it
+// skips the test without MNEMO_TEST_POSTGRES.
+func pgSchemaURL(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("MNEMO_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("MNEMO_TEST_POSTGRES is not set (scripts/pg-test.sh start prints a URL)")
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	schema := "t_" + hex.EncodeToString(b)
+	ctx := context.Background()
+	exec := func(sql string) {
+		conn, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Fatalf("connect: %v", err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Errorf("%s: %v", sql, err)
+		}
+	}
+	exec(`CREATE SCHEMA ` + schema)
+	t.Cleanup(func() { exec(`DROP SCHEMA ` + schema + ` CASCADE`) })
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema+",public")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func openEngine(t *testing.T, db string) *mnemo.Engine {
+	t.Helper()
+	eng, err := mnemo.Open(context.Background(), mnemo.Config{DB: db, JobPoll: -1, SessionIdle: -1, AccessFlush: -1})
+	if err != nil {
+		t.Fatalf("Open(%s): %v", db, err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return eng
+}
+
+func export(t *testing.T, eng *mnemo.Engine, bank string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := eng.Export(context.Background(), bank, &b); err != nil {
+		t.Fatalf("Export(%s): %v", bank, err)
+	}
+	return b.Bytes()
+}
+
+// A bank moves SQLite → PostgreSQL → SQLite with nothing lost or changed:
+// the three exports are identical, record for record, and each store
+// answers from the imported bank and goes on writing to it.
+func TestEngine_ExportImportRoundTrip(t *testing.T) {
+	pgURL := pgSchemaURL(t)
+	ctx := context.Background()
+	src := openEngine(t, filepath.Join(t.TempDir(), "src.db"))
+	if _, err := src.CreateBank(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2024, 5, 1, 9, 30, 0, 123456000, time.UTC)
+	for i, text := range []string{
+		"Melanie adopted a puppy named Biscuit in Berlin.",
+		"Caroline works at Acme Corp with Melanie. They went hiking in the Alps.",
+		"Melanie's sister Anna moved to Lyon last June; Anna loves jazz and painting.",
+	} {
+		if _, err := src.Retain(ctx, memory.RetainRequest{BankID: "alice", Source: memory.SourceChat, ItemID: fmt.Sprint("chat-", i),
+			Messages: []memory.Message{{Speaker: "Melanie", Text: text, Time: at.Add(time.Duration(i) * time.Hour)}, {Speaker: "Caroline", Text: "Tell me more about " + text}},
+			Tags: []string{"t" + fmt.Sprint(i)}, Metadata: map[string]string{"n": fmt.Sprint(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What retain without an LLM does not write: relations, supersessions,
+	// reinforcements, watermarks, accesses, entity embeddings.
+	st := src.Store()
+	w := storetest.NewTestBatch("alice", "extra", "Melanie now works at Globex", "Melanie likes tea")
+	w.Facts[0].Embedding = storetest.TestVector(w.Facts[0].Text, 0)
+	w.Facts[1].Embedding = storetest.TestVector(w.Facts[1].Text, 0)
+	mel := memory.EntityID(memory.EntityPerson, "Melanie")
+	globex := memory.EntityID(memory.EntityOrganization, "Globex")
+	b, err := st.Bank(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range w.Facts {
+		f.Embedding = storetest.TestVector(f.Text, b.Dimension)
+	}
+	w.Entities = []memory.EntityUpsert{{Entity: memory.Entity{ID: globex, Name: "Globex", Type: memory.EntityOrganization, Aliases: []string{"Globex Inc"}, FirstSeen: at},
+		Embedding: storetest.TestVector("Globex", b.Dimension), Mentions: 3, Episodes: 2}}
+	w.Refs = []memory.EntityRef{{FactID: w.Facts[0].ID, EntityID: globex}}
+	w.Cooccurrences = []memory.Cooccurrence{{EntityA: mel, EntityB: globex, Count: 4}}
+	w.Relations = []*memory.Relation{{ID: "r1", BankID: "alice", SubjectID: mel, Predicate: "works_at", ObjectID: globex, Confidence: 0.8,
+		FactIDs: []string{w.Facts[0].ID}, ValidFrom: at, CreatedAt: at.Add(time.Minute)}}
+	w.Links = []memory.Link{{BankID: "alice", FromID: w.Facts[0].ID, ToID: w.Facts[1].ID, Kind: memory.LinkCauses, Weight: 0.25}}
+	w.Watermark = &memory.Watermark{BankID: "alice", Source: "folder/a.jsonl", LastItem: "line-9", UpdatedAt: at}
+	hits, err := st.SearchText(ctx, "alice", []string{"puppy"}, 1, memory.Filter{})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("SearchText(puppy): %v, %v", hits, err)
+	}
+	w.Supersede = []memory.Supersession{{FactID: hits[0].ID, SupersededBy: w.Facts[1].ID, ValidTo: at, ExpiredAt: at.Add(time.Hour)}}
+	w.Reinforce = []string{w.Facts[0].ID}
+	if _, err := st.Write(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecordAccess(ctx, "alice", []string{w.Facts[0].ID, hits[0].ID}, at.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+
+	a := export(t, src, "alice")
+	for _, want := range []string{`"type":"relation"`, `"type":"link"`, `"type":"cooccurrence"`, `"type":"ref"`, `"type":"watermark"`, `"type":"chunk"`, `"Embedding":[`, `"superseded"`} {
+		if !bytes.Contains(a, []byte(want)) {
+			t.Fatalf("the SQLite export holds no %s:\n%s", want, a)
+		}
+	}
+
+	pg := openEngine(t, pgURL)
+	if _, err := pg.ImportBank(ctx, bytes.NewReader(a), mnemo.ImportBankOptions{}); err != nil {
+		t.Fatalf("ImportBank into PostgreSQL: %v", err)
+	}
+	b2 := export(t, pg, "alice")
+	if d := firstDiff(a, b2); d != "" {
+		t.Fatalf("export from PostgreSQL differs from SQLite's: %s", d)
+	}
+
+	dst := openEngine(t, filepath.Join(t.TempDir(), "dst.db"))
+	if _, err := dst.ImportBank(ctx, bytes.NewReader(b2), mnemo.ImportBankOptions{}); err != nil {
+		t.Fatalf("ImportBank into SQLite: %v", err)
+	}
+	if d := firstDiff(a, export(t, dst, "alice")); d != "" {
+		t.Fatalf("export after SQLite → PostgreSQL → SQLite differs: %s", d)
+	}
+
+	// Each imported bank answers and goes on: the same stats, the same
+	// vector search, a new retain lands after the imported facts.
+	for name, eng := range map[string]*mnemo.Engine{"postgres": pg, "sqlite": dst} {
+		want, _ := src.Stats(ctx, "alice")
+		got, err := eng.Stats(ctx, "alice")
+		if err != nil || *got != *want {
+			t.Errorf("%s: Stats: got %+v, %v, want %+v", name, got, err, want)
+		}
+		q := storetest.TestVector("Melanie tea", b.Dimension)
+		wantHits, _ := st.SearchVector(ctx, "alice", q, 5, memory.Filter{})
+		gotHits, err := eng.Store().SearchVector(ctx, "alice", q, 5, memory.Filter{})
+		if err != nil || fmt.Sprint(hitIDs(gotHits)) != fmt.Sprint(hitIDs(wantHits)) {
+			t.Errorf("%s: SearchVector: got %v, %v, want %v", name, hitIDs(gotHits), err, hitIDs(wantHits))
+		}
+		if _, err := eng.Retain(ctx, memory.RetainRequest{BankID: "alice", Text: "Melanie bought a bicycle"}); err != nil {
+			t.Fatalf("%s: Retain after import: %v", name, err)
+		}
+		rec, err := eng.Recall(ctx, memory.Query{BankID: "alice", Text: "bicycle"})
+		if err != nil || !strings.Contains(fmt.Sprint(rec), "bicycle") {
+			t.Errorf("%s: Recall(bicycle) after import: %v", name, err)
+		}
+	}
+	// Importing again under the same name is refused and changes nothing;
+	// under another name it is a second bank.
+	if _, err := pg.ImportBank(ctx, bytes.NewReader(a), mnemo.ImportBankOptions{}); memory.ErrorCode(err) != memory.ECONFLICT {
+		t.Errorf("ImportBank of an existing bank: got %v, want ECONFLICT", err)
+	}
+	if _, err := pg.ImportBank(ctx, bytes.NewReader(a), mnemo.ImportBankOptions{Bank: "alice-copy"}); err != nil {
+		t.Fatalf("ImportBank under another name: %v", err)
+	}
+	copyExport := export(t, pg, "alice-copy")
+	if d := firstDiff(bytes.ReplaceAll(a, []byte(`"alice"`), []byte(`"alice-copy"`)), copyExport); d != "" {
+		t.Errorf("export of the renamed import differs: %s", d)
+	}
+	// A broken export leaves no bank behind.
+	broken := append(bytes.Clone(a[:bytes.IndexByte(a, '\n')+1]), []byte(`{"type":"fact","fact":{"ID":"x","Seq":0}}`+"\n")...)
+	if _, err := pg.ImportBank(ctx, bytes.NewReader(broken), mnemo.ImportBankOptions{Bank: "broken"}); err == nil {
+		t.Errorf("ImportBank of a broken export: got no error")
+	}
+	if _, err := pg.Bank(ctx, "broken"); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("Bank(broken) after a failed import: got %v, want ENOTFOUND", err)
+	}
+}
+
+func hitIDs(hs []memory.Hit) []string {
+	var ids []string
+	for _, h := range hs {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+// firstDiff describes the first line in which two exports differ.
+func firstDiff(a, b []byte) string {
+	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
+	for i := range max(len(la), len(lb)) {
+		var x, y []byte
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if !bytes.Equal(x, y) {
+			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, y, x)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,327 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// Export and import of a whole bank (memory.Exporter, memory.Importer):
+// mnemo export / mnemo import move banks between stores with these.
+
+var (
+	_ memory.Exporter = (*Store)(nil)
+	_ memory.Importer = (*Store)(nil)
+)
+
+// Export implements memory.Exporter from one repeatable-read snapshot.
+func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.ExportRecord) error) error {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.Background())
+	b, err := scanBank(tx.QueryRow(ctx, `SELECT `+bankColumns+` FROM banks WHERE id = $1`, bankID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return unknownBank(bankID)
+	}
+	if err != nil {
+		return err
+	}
+	if err := fn(&memory.ExportRecord{Type: memory.RecordBank, Version: memory.ExportVersion, Bank: b}); err != nil {
+		return err
+	}
+	each := func(what, q string, scan func(r pgx.Rows) (*memory.ExportRecord, error), args ...any) error {
+		rows, err := tx.Query(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("export %s: %w", what, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			rec, err := scan(rows)
+			if err != nil {
+				return fmt.Errorf("export %s: %w", what, err)
+			}
+			if err := fn(rec); err != nil {
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("export %s: %w", what, err)
+		}
+		return nil
+	}
+	// Documents, each followed by its chunks: one ordered stream of both.
+	err = each("documents", `SELECT d.id, d.source, d.item_id, d.content_hash, d.content, d.metadata, d.tags, d.occurred_at, d.created_at,
+			NULL::text, NULL::integer, NULL::text, 0 AS part, 0 AS idx
+		FROM documents d WHERE d.bank_id = $1
+		UNION ALL
+		SELECT c.document_id, '', '', '', '', '{}', '{}', NULL, NULL, c.id, c.idx, c.text, 1, c.idx
+		FROM chunks c WHERE c.bank_id = $1
+		ORDER BY 1, part, idx`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		d := &memory.Document{BankID: bankID}
+		var meta []byte
+		var occurred, created *time.Time
+		var chunkID, text *string
+		var idx *int
+		var part, ord int
+		if err := r.Scan(&d.ID, &d.Source, &d.ItemID, &d.ContentHash, &d.Content, &meta, &d.Tags, &occurred, &created, &chunkID, &idx, &text, &part, &ord); err != nil {
+			return nil, err
+		}
+		if part == 1 {
+			return &memory.ExportRecord{Type: memory.RecordChunk, Chunk: &memory.Chunk{ID: *chunkID, BankID: bankID, DocumentID: d.ID, Index: *idx, Text: *text}}, nil
+		}
+		if err := json.Unmarshal(meta, &d.Metadata); err != nil {
+			return nil, err
+		}
+		if len(d.Metadata) == 0 {
+			d.Metadata = nil
+		}
+		if len(d.Tags) == 0 {
+			d.Tags = nil
+		}
+		d.OccurredAt, d.CreatedAt = tm(occurred), tm(created)
+		return &memory.ExportRecord{Type: memory.RecordDocument, Document: d}, nil
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	err = each("facts", `SELECT `+factColumns+`, f.embedding FROM facts f WHERE f.bank_id = $1 ORDER BY f.seq`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		var vec *pgvector.Vector
+		f, err := scanFact(bankID, r, &vec)
+		if err != nil {
+			return nil, err
+		}
+		if vec != nil {
+			f.Embedding = vec.Slice()
+		}
+		return &memory.ExportRecord{Type: memory.RecordFact, Fact: f}, nil
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	err = each("entities", `SELECT `+entityColumns+`, e.embedding FROM entities e WHERE e.bank_id = $1 ORDER BY e.id`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		var vec *pgvector.Vector
+		e, err := scanEntity(bankID, r, &vec)
+		if err != nil {
+			return nil, err
+		}
+		x := &memory.ExportEntity{Entity: *e}
+		if vec != nil {
+			x.Embedding = vec.Slice()
+		}
+		return &memory.ExportRecord{Type: memory.RecordEntity, Entity: x}, nil
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	err = each("refs", `SELECT fact_id, entity_id, seq FROM entity_refs WHERE bank_id = $1 ORDER BY fact_id, entity_id`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		var x memory.ExportRef
+		err := r.Scan(&x.FactID, &x.EntityID, &x.Seq)
+		return &memory.ExportRecord{Type: memory.RecordRef, Ref: &x}, err
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	err = each("co-occurrences", `SELECT entity_a, entity_b, count FROM cooccurrences WHERE bank_id = $1 ORDER BY entity_a, entity_b`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		var c memory.Cooccurrence
+		err := r.Scan(&c.EntityA, &c.EntityB, &c.Count)
+		return &memory.ExportRecord{Type: memory.RecordCooccurrence, Cooccurrence: &c}, err
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	err = each("relations", `SELECT `+relationColumns+` FROM relations WHERE bank_id = $1 ORDER BY id`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		rel, err := scanRelation(bankID, r)
+		return &memory.ExportRecord{Type: memory.RecordRelation, Relation: rel}, err
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	err = each("links", `SELECT from_id, to_id, kind, entity_id, weight FROM links WHERE bank_id = $1 ORDER BY from_id, kind, to_id, entity_id`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		l := &memory.Link{BankID: bankID}
+		var kind string
+		err := r.Scan(&l.FromID, &l.ToID, &kind, &l.EntityID, &l.Weight)
+		l.Kind = memory.LinkKind(kind)
+		return &memory.ExportRecord{Type: memory.RecordLink, Link: l}, err
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	return each("watermarks", `SELECT source, last_item, last_error, updated_at FROM watermarks WHERE bank_id = $1 ORDER BY source`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		w := &memory.Watermark{BankID: bankID}
+		var at time.Time
+		err := r.Scan(&w.Source, &w.LastItem, &w.LastError, &at)
+		w.UpdatedAt = at.UTC()
+		return &memory.ExportRecord{Type: memory.RecordWatermark, Watermark: w}, err
+	}, bankID)
+}
+
+// Import implements memory.Importer in one transaction under the bank's
+// write lock: rows are copied in (COPY) type by type, and the bank's Seq
+// counter, dimension and BM25 statistics follow.
+func (s *Store) Import(ctx context.Context, bankID string, recs []*memory.ExportRecord) error {
+	var after bankState
+	err := s.tx(ctx, func(tx pgx.Tx) error {
+		if err := lockBank(ctx, tx, bankID); err != nil {
+			return err
+		}
+		var dim int
+		var nextSeq int64
+		err := tx.QueryRow(ctx, `SELECT dimension, next_seq FROM banks WHERE id = $1`, bankID).Scan(&dim, &nextSeq)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return unknownBank(bankID)
+		}
+		if err != nil {
+			return err
+		}
+		rows := map[string][][]any{}
+		var factIDs []string
+		for _, rec := range recs {
+			row, err := importRow(bankID, rec, &dim)
+			if err != nil {
+				return err
+			}
+			if rec.Type == memory.RecordFact {
+				nextSeq = max(nextSeq, rec.Fact.Seq+1)
+				factIDs = append(factIDs, rec.Fact.ID)
+			}
+			if rec.Type == memory.RecordEntity {
+				e := rec.Entity
+				for _, a := range append([]string{e.Name}, e.Aliases...) {
+					if norm := memory.NormalizeName(a); norm != "" {
+						rows["aliases"] = append(rows["aliases"], []any{bankID, norm, e.ID, a})
+					}
+				}
+			}
+			rows[rec.Type] = append(rows[rec.Type], row)
+		}
+		for _, t := range importOrder {
+			if len(rows[t.name]) == 0 {
+				continue
+			}
+			var err error
+			if t.name == "aliases" {
+				// An alias may repeat under another spelling: keep the first.
+				_, err = tx.Exec(ctx, `INSERT INTO entity_aliases (bank_id, norm, entity_id, alias)
+					SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT DO NOTHING`, columns(rows[t.name])...)
+			} else {
+				_, err = tx.CopyFrom(ctx, pgx.Identifier{t.table}, t.columns, pgx.CopyFromRows(rows[t.name]))
+			}
+			if isCode(err, "23505") || isCode(err, "23503") {
+				return memory.Errorf(memory.ECONFLICT, "import %s: already in bank %q, or its parent is missing: %v", t.name, bankID, err)
+			}
+			if err != nil {
+				return fmt.Errorf("import %s: %w", t.name, err)
+			}
+		}
+		var n, words int64
+		if len(factIDs) > 0 {
+			if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(words), 0) FROM facts WHERE bank_id = $1 AND id = ANY($2)`, bankID, factIDs).Scan(&n, &words); err != nil {
+				return err
+			}
+		}
+		return tx.QueryRow(ctx, `UPDATE banks SET next_seq = $2, dimension = $3, version = version + 1,
+				fact_count = fact_count + $4, fact_words = fact_words + $5
+			WHERE id = $1 RETURNING fact_count, hnsw_dim = dimension`, bankID, nextSeq, dim, n, words).Scan(&after.facts, &after.indexed)
+	})
+	if err != nil {
+		return err
+	}
+	s.afterWrite(bankID, after)
+	return nil
+}
+
+// columns turns rows into one slice per column, for unnest.
+func columns(rows [][]any) []any {
+	out := make([]any, len(rows[0]))
+	for j := range out {
+		col := make([]string, len(rows))
+		for i, r := range rows {
+			col[i] = r[j].(string)
+		}
+		out[j] = col
+	}
+	return out
+}
+
+// importOrder is the order in which Import writes the record types, with
+// the table and columns each is copied into.
+var importOrder = []struct {
+	name, table string
+	columns     []string
+}{
+	{memory.RecordDocument, "documents", []string{"bank_id", "id", "source", "item_id", "content_hash", "content", "metadata", "tags", "occurred_at", "created_at"}},
+	{memory.RecordChunk, "chunks", []string{"bank_id", "id", "document_id", "idx", "text"}},
+	{memory.RecordFact, "facts", factCopyColumns},
+	{memory.RecordEntity, "entities", []string{"bank_id", "id", "name", "type", "first_seen", "last_seen", "mention_count", "episode_count", "salience", "tier", "contradicted", "embedding"}},
+	{"aliases", "entity_aliases", nil},
+	{memory.RecordRef, "entity_refs", []string{"bank_id", "fact_id", "entity_id", "seq"}},
+	{memory.RecordCooccurrence, "cooccurrences", []string{"bank_id", "entity_a", "entity_b", "count"}},
+	{memory.RecordRelation, "relations", []string{"bank_id", "id", "subject_id", "predicate", "object_id", "confidence", "fact_ids", "valid_from", "valid_to", "created_at", "expired_at"}},
+	{memory.RecordLink, "links", []string{"bank_id", "from_id", "to_id", "kind", "entity_id", "weight"}},
+	{memory.RecordWatermark, "watermarks", []string{"bank_id", "source", "last_item", "last_error", "updated_at"}},
+}
+
+// importRow is a record as the values of its importOrder columns.
+func importRow(bank string, rec *memory.ExportRecord, dim *int) ([]any, error) {
+	switch {
+	case rec.Type == memory.RecordDocument && rec.Document != nil:
+		d := rec.Document
+		meta, err := json.Marshal(d.Metadata)
+		if err != nil {
+			return nil, err
+		}
+		if d.Metadata == nil {
+			meta = []byte("{}")
+		}
+		return []any{bank, d.ID, d.Source, d.ItemID, d.ContentHash, d.Content, meta, strs(d.Tags), ts(d.OccurredAt), ts(d.CreatedAt)}, nil
+	case rec.Type == memory.RecordChunk && rec.Chunk != nil:
+		c := rec.Chunk
+		return []any{bank, c.ID, c.DocumentID, c.Index, c.Text}, nil
+	case rec.Type == memory.RecordFact && rec.Fact != nil:
+		f := rec.Fact
+		if f.ID == "" || f.Seq <= 0 {
+			return nil, memory.Errorf(memory.EINVALID, "import: a fact needs an id and a positive Seq")
+		}
+		if n := len(f.Embedding); n > 0 {
+			if *dim == 0 {
+				*dim = n
+			}
+			if n != *dim {
+				return nil, memory.Errorf(memory.EINVALID, "import: fact %s has dimension %d, bank %q holds dimension %d", f.ID, n, bank, *dim)
+			}
+		}
+		return factRow(bank, f), nil
+	case rec.Type == memory.RecordEntity && rec.Entity != nil:
+		e := rec.Entity
+		var vec any
+		if len(e.Embedding) > 0 {
+			vec = pgvector.NewVector(e.Embedding)
+		}
+		return []any{bank, e.ID, e.Name, string(e.Type), ts(e.FirstSeen), ts(e.LastSeen), e.MentionCount, e.EpisodeCount, e.Salience, string(e.Tier), e.Contradicted, vec}, nil
+	case rec.Type == memory.RecordRef && rec.Ref != nil:
+		return []any{bank, rec.Ref.FactID, rec.Ref.EntityID, rec.Ref.Seq}, nil
+	case rec.Type == memory.RecordCooccurrence && rec.Cooccurrence != nil:
+		c := rec.Cooccurrence
+		return []any{bank, c.EntityA, c.EntityB, c.Count}, nil
+	case rec.Type == memory.RecordRelation && rec.Relation != nil:
+		r := rec.Relation
+		return []any{bank, r.ID, r.SubjectID, r.Predicate, r.ObjectID, r.Confidence, strs(r.FactIDs),
+			ts(r.ValidFrom), ts(r.ValidTo), r.CreatedAt.UTC().Truncate(time.Microsecond), ts(r.ExpiredAt)}, nil
+	case rec.Type == memory.RecordLink && rec.Link != nil:
+		l := rec.Link
+		return []any{bank, l.FromID, l.ToID, string(l.Kind), l.EntityID, l.Weight}, nil
+	case rec.Type == memory.RecordWatermark && rec.Watermark != nil:
+		w := rec.Watermark
+		return []any{bank, w.Source, w.LastItem, w.LastError, w.UpdatedAt.UTC().Truncate(time.Microsecond)}, nil
+	}
+	return nil, memory.Errorf(memory.EINVALID, "import: record of type %q cannot be imported (or is empty)", rec.Type)
+}
