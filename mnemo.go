@@ -163,7 +163,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	switch {
 	case cfg.Weights != (recall.Weights{}):
 		e.recall.Weights = cfg.Weights
-	case cfg.Embedder != nil:
+	case !isHash(emb):
 		// A learned embedder earns a say the hashed one does not.
 		e.recall.Weights = recall.EmbedderWeights
 	}
@@ -176,6 +176,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.startBackground(cfg) // jobs.go
 	return e, nil
+}
+
+// isHash reports whether emb is the built-in hashing embedder, for which
+// recall's defaults were measured.
+func isHash(emb memory.Embedder) bool {
+	_, ok := emb.(*hashembed.Embedder)
+	return ok
 }
 
 // Close flushes pending access records and closes the store. Calling it
