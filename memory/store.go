@@ -336,3 +336,22 @@ type WriteOutcome struct {
 	Result *WriteResult
 	Err    error
 }
+
+// DocumentSearcher is implemented by stores that rank whole documents by
+// full text. Recall detects it by type assertion; without it, a document
+// counts as much as its best-matching fact.
+type DocumentSearcher interface {
+	// SearchDocuments runs a full-text search for any of terms (plain
+	// words, as in Store.SearchText: nothing in them is query syntax) over
+	// the bank's documents, each taken as one text: the speaker and text
+	// of every fact of the document, whatever its status or sensitivity
+	// (a chat session as it was said). It returns up to k documents that
+	// match at least one term, best first; Hit.ID is the document id and
+	// Score its Okapi BM25 (higher is better) with the same word analysis
+	// and constants as SearchText, over the statistics of the bank's
+	// documents that have at least one fact (N, document frequency,
+	// average length in words). Facts without a document are part of
+	// none. Ties go to the document stored first. An unknown bank is
+	// ENOTFOUND; no terms or k ≤ 0 give no hits.
+	SearchDocuments(ctx context.Context, bankID string, terms []string, k int) ([]Hit, error)
+}

@@ -15,7 +15,12 @@ import (
 const (
 	// DefaultDocumentShare is the share of its document's keyword score a
 	// fact inherits: a chat session about the question lifts all its turns.
-	DefaultDocumentShare = 0.5
+	// The document's score is its BM25 as one text when the store ranks
+	// documents (memory.DocumentSearcher), else its best hit's.
+	DefaultDocumentShare = 0.8
+	// DefaultDocuments is how many documents the document search returns:
+	// a fact of a document beyond them inherits no document share.
+	DefaultDocuments = 100
 	// DefaultNeighbourShare is the share of its best neighbour's keyword
 	// score a fact inherits: an answer often sits next to the turn that
 	// names what the question asks about.
@@ -44,13 +49,16 @@ type contextShares struct {
 }
 
 // contextual is the context strategy: the keyword hits (best first)
-// rescored with the structure memory keeps (see inContext). Its
-// candidates are the best DefaultNeighbourHits hits and their neighbours
-// within NeighbourRadius in their documents: two store reads (Neighbours,
-// then Facts for documents and speakers) on top of the keyword search.
-func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory.Hit) ([]memory.Hit, error) {
+// rescored with the structure memory keeps (see inContext), given docs,
+// the documents' scores normalised by the best one (nil: a document
+// counts as its best hit). Its candidates are the best
+// DefaultNeighbourHits hits and their neighbours within NeighbourRadius
+// in their documents: two store reads (Neighbours, then Facts for
+// documents and speakers) on top of the keyword search. It returns the
+// candidates' facts that pass the filter, by id, for Recall to reuse.
+func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory.Hit, docs map[string]float64) ([]memory.Hit, map[string]*memory.Fact, error) {
 	if len(hits) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
@@ -61,7 +69,7 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 	// share is small, and the windows cost a store read per hit.
 	windows, err := p.Store.Neighbours(ctx, q.BankID, ids[:min(len(ids), DefaultNeighbourHits)], radius)
 	if err != nil {
-		return nil, fmt.Errorf("context neighbours: %w", err)
+		return nil, nil, fmt.Errorf("context neighbours: %w", err)
 	}
 	seen := make(map[string]bool, len(hits)*(2*radius+1))
 	var all []string
@@ -75,7 +83,7 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 	}
 	facts, err := p.Store.Facts(ctx, q.BankID, all)
 	if err != nil {
-		return nil, fmt.Errorf("context facts: %w", err)
+		return nil, nil, fmt.Errorf("context facts: %w", err)
 	}
 	byID := make(map[string]*memory.Fact, len(facts))
 	for _, f := range facts {
@@ -86,11 +94,45 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 		}
 	}
 	sh := contextShares{p.DocumentShare, p.NeighbourShare, p.NeighbourDecay, p.SpeakerBoost}
-	out := inContext(hits, windows, byID, speakerNames(q.Text), sh)
+	out := inContext(hits, windows, byID, speakerNames(q.Text), docs, sh)
 	if k := max(p.Candidates, q.Limit); len(out) > k {
 		out = out[:k]
 	}
-	return out, nil
+	return out, byID, nil
+}
+
+// documentScores starts the search of whole documents for the context
+// strategy when the store can rank them (memory.DocumentSearcher) and
+// returns a function that waits for it: each matching document's BM25
+// over the best one's. Without such a store, or without a document share,
+// the scores are nil and a document counts as its best hit.
+func (p *Pipeline) documentScores(ctx context.Context, q memory.Query, terms []string) func() (map[string]float64, error) {
+	ds, ok := p.Store.(memory.DocumentSearcher)
+	if !ok || p.DocumentShare <= 0 || len(terms) == 0 {
+		return func() (map[string]float64, error) { return nil, nil }
+	}
+	type result struct {
+		hits []memory.Hit
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		hits, err := ds.SearchDocuments(ctx, q.BankID, terms, DefaultDocuments)
+		done <- result{hits, err}
+	}()
+	return func() (map[string]float64, error) {
+		r := <-done
+		if r.err != nil {
+			return nil, fmt.Errorf("document search: %w", r.err)
+		}
+		out := make(map[string]float64, len(r.hits))
+		for _, h := range r.hits {
+			if top := r.hits[0].Score; top > 0 {
+				out[h.ID] = h.Score / top
+			}
+		}
+		return out, nil
+	}
 }
 
 // inContext rescores keyword hits (best first, positive scores) with
@@ -99,14 +141,15 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 //
 //	(n(f) + document·D(f) + neighbour·N(f)) · (1 + speaker·[f's speaker is named])
 //
-// where D(f) is the best n of a hit in f's document, N(f) the best n of
+// where D(f) is docs[f's document] or, when docs is nil, the best n of a
+// hit in f's document, N(f) the best n of
 // another hit whose window holds f, times decay for each position beyond
 // the adjacent one, and named says whether names holds the normalised
 // speaker of f. The candidates are the hits and the members of their
 // windows that facts holds; facts gives their document and speaker. The
 // result is ordered best first, ties by the order the candidates were
 // met (hits first, in their order).
-func inContext(hits []memory.Hit, windows map[string][]string, facts map[string]*memory.Fact, names map[string]bool, sh contextShares) []memory.Hit {
+func inContext(hits []memory.Hit, windows map[string][]string, facts map[string]*memory.Fact, names map[string]bool, docs map[string]float64, sh contextShares) []memory.Hit {
 	if len(hits) == 0 || hits[0].Score <= 0 {
 		return nil
 	}
@@ -177,7 +220,11 @@ func inContext(hits []memory.Hit, windows map[string][]string, facts map[string]
 		c := cands[id]
 		s := c.own + sh.neighbour*c.neighbour
 		if c.doc != "" {
-			s += sh.document * docBest[c.doc]
+			if docs != nil {
+				s += sh.document * docs[c.doc]
+			} else {
+				s += sh.document * docBest[c.doc]
+			}
 		}
 		if sh.speaker > 0 && names[memory.NormalizeName(facts[id].Speaker)] {
 			s *= 1 + sh.speaker

@@ -46,7 +46,7 @@ func TestInContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := inContext(hits, windows, facts, tt.names, tt.sh)
+			got := inContext(hits, windows, facts, tt.names, nil, tt.sh)
 			scores := map[string]float64{}
 			for i, h := range got {
 				scores[h.ID] = h.Score
@@ -59,17 +59,38 @@ func TestInContext(t *testing.T) {
 			}
 		})
 	}
+	t.Run("DocumentScores", func(t *testing.T) {
+		// The documents' own scores replace their best hits': d2 scored
+		// as one text outranks d1 here, and a document without a score
+		// passes nothing.
+		docs := map[string]float64{"d2": 1, "d1": 0.2}
+		got := inContext(hits, windows, facts, nil, docs, contextShares{document: 0.5})
+		want := map[string]float64{"c": 1 + 0.1, "x": 0.5 + 0.5, "a": 0.1, "b": 0.1, "d": 0.1, "e": 0.1, "y": 0.5}
+		scores := map[string]float64{}
+		for _, h := range got {
+			scores[h.ID] = h.Score
+		}
+		if !maps.EqualFunc(scores, want, func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }) {
+			t.Errorf("scores = %v, want %v", scores, want)
+		}
+		got = inContext(hits, windows, facts, nil, map[string]float64{}, contextShares{document: 0.5})
+		for _, h := range got {
+			if h.ID == "y" && h.Score != 0 {
+				t.Errorf("y = %g, want 0 with no document scores", h.Score)
+			}
+		}
+	})
 	t.Run("NoNeighbourAboveItsHit", func(t *testing.T) {
-		got := inContext(hits, windows, facts, nil, sh)
+		got := inContext(hits, windows, facts, nil, nil, sh)
 		if got[0].ID != "c" {
 			t.Errorf("top = %s, want the hit c: %v", got[0].ID, got)
 		}
 	})
 	t.Run("Empty", func(t *testing.T) {
-		if got := inContext(nil, windows, facts, nil, sh); len(got) != 0 {
+		if got := inContext(nil, windows, facts, nil, nil, sh); len(got) != 0 {
 			t.Errorf("inContext(no hits) = %v", got)
 		}
-		if got := inContext(hits, nil, map[string]*memory.Fact{}, nil, sh); len(got) != 0 {
+		if got := inContext(hits, nil, map[string]*memory.Fact{}, nil, nil, sh); len(got) != 0 {
 			t.Errorf("inContext(no facts) = %v, want none: a hit the filter dropped is no candidate", got)
 		}
 	})

@@ -271,17 +271,23 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 	}
 	fused := fuse(ranks, p.rrfK())
 	fused = reachable(fused, q.Limit)
-	ids := make([]string, len(fused))
-	for i, c := range fused {
-		ids[i] = c.id
+	byID := make(map[string]*memory.Fact, len(fused))
+	var ids []string
+	for _, c := range fused {
+		if f := a.facts[c.id]; f != nil {
+			byID[c.id] = f
+		} else {
+			ids = append(ids, c.id)
+		}
 	}
-	facts, err := p.Store.Facts(ctx, q.BankID, ids)
-	if err != nil {
-		return nil, fmt.Errorf("load facts: %w", err)
-	}
-	byID := make(map[string]*memory.Fact, len(facts))
-	for _, f := range facts {
-		byID[f.ID] = f
+	if len(ids) > 0 {
+		facts, err := p.Store.Facts(ctx, q.BankID, ids)
+		if err != nil {
+			return nil, fmt.Errorf("load facts: %w", err)
+		}
+		for _, f := range facts {
+			byID[f.ID] = f
+		}
 	}
 	results := make([]memory.Result, 0, len(fused))
 	for _, c := range fused {
@@ -336,6 +342,9 @@ type analysis struct {
 	words    []string // all words, lower case
 	window   bool
 	entities []*memory.Entity
+	// facts are the facts the context strategy loaded, by id, that pass
+	// the query's filter: Recall need not load them again.
+	facts map[string]*memory.Fact
 }
 
 // analyse finds the keyword terms and the time window of a query.
@@ -412,6 +421,10 @@ func (p *Pipeline) search(ctx context.Context, q memory.Query, a *analysis) ([]r
 		})
 	}
 	if w.Keyword > 0 || w.Context > 0 {
+		var docs func() (map[string]float64, error)
+		if w.Context > 0 {
+			docs = p.documentScores(gctx, q, a.Terms) // beside the keyword search
+		}
 		g.Go(func() error {
 			all, err := p.Store.SearchText(gctx, q.BankID, a.Terms, k, q.Filter)
 			if err != nil {
@@ -419,11 +432,16 @@ func (p *Pipeline) search(ctx context.Context, q memory.Query, a *analysis) ([]r
 			}
 			key = cutWeak(all, p.KeywordFloor)
 			if w.Context > 0 {
+				ds, err := docs()
+				if err != nil {
+					return err
+				}
 				// The context strategy sees every hit: a weak hit can be
 				// the neighbour of the answer.
-				cx, err = p.contextual(gctx, q, all)
+				cx, a.facts, err = p.contextual(gctx, q, all, ds)
+				return err
 			}
-			return err
+			return nil
 		})
 	}
 	{ // the query's entity mentions (DESIGN §5 step 1), for the analysis and the graph

@@ -50,7 +50,9 @@ func TestPipeline_Recall_Rerank(t *testing.T) {
 		t.Fatalf("reranker: %d calls of %d documents, want 1 of 3 (RerankDepth)", r.calls, r.docs)
 	}
 	head := rec.Results[:3]
-	if !slices.IsSortedFunc(head, func(x, y memory.Result) int { return len(y.Fact.Text) + len(y.Fact.Speaker) - len(x.Fact.Text) - len(x.Fact.Speaker) }) {
+	if !slices.IsSortedFunc(head, func(x, y memory.Result) int {
+		return len(y.Fact.Text) + len(y.Fact.Speaker) - len(x.Fact.Text) - len(x.Fact.Speaker)
+	}) {
 		t.Errorf("head not ordered by the reranker's scores: %q", resultTexts(head))
 	}
 	if !sameSet(got[:3], fused[:3]) || !slices.Equal(got[3:], fused[3:]) {

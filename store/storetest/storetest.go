@@ -103,6 +103,11 @@ var suite = []struct {
 		{"Status", testNeighboursStatus},
 		{"Isolation", testNeighboursIsolation},
 	}},
+	{"SearchDocuments", []testCase{ // documents.go; optional: memory.DocumentSearcher
+		{"Ranking", testSearchDocumentsRanking},
+		{"Lifecycle", testSearchDocumentsLifecycle},
+		{"Isolation", testSearchDocumentsIsolation},
+	}},
 	{"SearchTime", []testCase{
 		{"EventTime", testSearchTimeEventTime},
 		{"Filter", testSearchTimeFilter},
