@@ -92,7 +92,7 @@ func TestEngine_ExportImportRoundTrip(t *testing.T) {
 	} {
 		if _, err := src.Retain(ctx, memory.RetainRequest{BankID: "alice", Source: memory.SourceChat, ItemID: fmt.Sprint("chat-", i),
 			Messages: []memory.Message{{Speaker: "Melanie", Text: text, Time: at.Add(time.Duration(i) * time.Hour)}, {Speaker: "Caroline", Text: "Tell me more about " + text}},
-			Tags: []string{"t" + fmt.Sprint(i)}, Metadata: map[string]string{"n": fmt.Sprint(i)}}); err != nil {
+			Tags:     []string{"t" + fmt.Sprint(i)}, Metadata: map[string]string{"n": fmt.Sprint(i)}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -118,14 +118,83 @@ func TestStore_TwoProcesses(t *testing.T) {
 	if distinct != st.Facts || maxSeq != st.Facts {
 		t.Errorf("Seq: got %d distinct, max %d, want 1..%d", distinct, maxSeq, st.Facts)
 	}
-	// BM25's statistics of the bank were kept too.
+	checkBankStats(t, s, "shared")
+}
+
+// checkBankStats checks the bank's BM25 statistics (fact count, words,
+// document frequencies) against a count of its facts.
+func checkBankStats(t *testing.T, s *postgres.Store, bank string) {
+	t.Helper()
+	ctx := context.Background()
 	var count, words, realCount, realWords int64
-	if err := s.Pool().QueryRow(ctx, `SELECT fact_count, fact_words, (SELECT count(*) FROM facts WHERE bank_id = 'shared'),
-		(SELECT sum(words) FROM facts WHERE bank_id = 'shared') FROM banks WHERE id = 'shared'`).Scan(&count, &words, &realCount, &realWords); err != nil {
+	if err := s.Pool().QueryRow(ctx, `SELECT fact_count, fact_words, (SELECT count(*) FROM facts WHERE bank_id = $1),
+		(SELECT coalesce(sum(words), 0) FROM facts WHERE bank_id = $1) FROM banks WHERE id = $1`, bank).Scan(&count, &words, &realCount, &realWords); err != nil {
 		t.Fatal(err)
 	}
 	if count != realCount || words != realWords {
 		t.Errorf("bank statistics: got %d facts, %d words, want %d, %d", count, words, realCount, realWords)
+	}
+	var wrong int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM (
+			(SELECT lexeme, df FROM lexemes WHERE bank_id = $1 AND df <> 0
+			EXCEPT SELECT u.lexeme, count(*) FROM facts f, unnest(f.tsv) u WHERE f.bank_id = $1 GROUP BY 1)
+			UNION ALL
+			(SELECT u.lexeme, count(*) FROM facts f, unnest(f.tsv) u WHERE f.bank_id = $1 GROUP BY 1
+			EXCEPT SELECT lexeme, df FROM lexemes WHERE bank_id = $1)) x`, bank).Scan(&wrong); err != nil {
+		t.Fatal(err)
+	}
+	if wrong != 0 {
+		t.Errorf("document frequencies: %d lexemes counted wrong", wrong)
+	}
+}
+
+// WriteMany sums the counters of its batches and writes them once; a
+// document replaced within the same call, a failed batch and entities
+// upserted by several batches all come out as Write one by one would.
+func TestStore_WriteManyCounters(t *testing.T) {
+	s := openStore(t, schemaURL(t))
+	ctx := context.Background()
+	if err := s.CreateBank(ctx, &memory.Bank{ID: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write(ctx, storetest.NewTestBatch("b", "old", "Melanie plays the cello", "the cello is old")); err != nil {
+		t.Fatal(err)
+	}
+	mel := memory.Entity{ID: shared, Name: "Melanie", Type: memory.EntityPerson}
+	batch := func(doc string, texts ...string) *memory.WriteBatch {
+		w := storetest.NewTestBatch("b", doc, texts...)
+		w.Entities = []memory.EntityUpsert{{Entity: mel, Mentions: 1, Episodes: 1}}
+		w.Cooccurrences = []memory.Cooccurrence{{EntityA: shared, EntityB: other, Count: 2}}
+		return w
+	}
+	replaced := batch("d1", "Melanie sings jazz", "jazz in Lyon")
+	replaced.Document.ContentHash = "changed"
+	bad := batch("bad", "never stored")
+	bad.Reinforce = []string{"missing"}
+	outs := s.WriteMany(ctx, []*memory.WriteBatch{
+		batch("d1", "Melanie likes jazz", "jazz and cello"),
+		batch("d2", "Melanie visits Lyon"),
+		replaced, // replaces d1, written just before in this call
+		bad,
+		batch("old", "Melanie sold the cello"), // replaces a document stored before
+	})
+	for i, o := range outs {
+		if (o.Err != nil) != (i == 3) {
+			t.Errorf("batch %d: got %v", i, o.Err)
+		}
+	}
+	checkBankStats(t, s, "b")
+	ents, err := s.Entities(ctx, "b", []string{shared})
+	if err != nil || len(ents) != 1 || ents[0].MentionCount != 4 || ents[0].EpisodeCount != 4 {
+		t.Errorf("entity after WriteMany: got %+v, %v, want 4 mentions and episodes", ents, err)
+	}
+	var cooc int
+	if err := s.Pool().QueryRow(ctx, `SELECT count FROM cooccurrences WHERE bank_id = 'b'`).Scan(&cooc); err != nil || cooc != 8 {
+		t.Errorf("co-occurrence after WriteMany: got %d, %v, want 8", cooc, err)
+	}
+	hits, err := s.SearchText(ctx, "b", []string{"jazz"}, 10, memory.Filter{})
+	if err != nil || len(hits) != 2 {
+		t.Errorf("SearchText(jazz): got %v, %v, want the 2 facts of d1's last version", hits, err)
 	}
 }
 

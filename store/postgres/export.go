@@ -168,8 +168,7 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 // write lock: rows are copied in (COPY) type by type, and the bank's Seq
 // counter, dimension and BM25 statistics follow.
 func (s *Store) Import(ctx context.Context, bankID string, recs []*memory.ExportRecord) error {
-	var after bankState
-	err := s.tx(ctx, func(tx pgx.Tx) error {
+	return s.tx(ctx, func(tx pgx.Tx) error {
 		if err := lockBank(ctx, tx, bankID); err != nil {
 			return err
 		}
@@ -224,19 +223,18 @@ func (s *Store) Import(ctx context.Context, bankID string, recs []*memory.Export
 		}
 		var n, words int64
 		if len(factIDs) > 0 {
+			if _, err := tx.Exec(ctx, countLexemesSQL, bankID, factIDs); err != nil {
+				return err
+			}
 			if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(words), 0) FROM facts WHERE bank_id = $1 AND id = ANY($2)`, bankID, factIDs).Scan(&n, &words); err != nil {
 				return err
 			}
 		}
-		return tx.QueryRow(ctx, `UPDATE banks SET next_seq = $2, dimension = $3, version = version + 1,
+		_, err = tx.Exec(ctx, `UPDATE banks SET next_seq = $2, dimension = $3, version = version + 1,
 				fact_count = fact_count + $4, fact_words = fact_words + $5
-			WHERE id = $1 RETURNING fact_count, hnsw_dim = dimension`, bankID, nextSeq, dim, n, words).Scan(&after.facts, &after.indexed)
-	})
-	if err != nil {
+			WHERE id = $1`, bankID, nextSeq, dim, n, words)
 		return err
-	}
-	s.afterWrite(bankID, after)
-	return nil
+	})
 }
 
 // columns turns rows into one slice per column, for unnest.

@@ -21,9 +21,9 @@ import (
 //	    USING hnsw ((embedding::vector(<dim>)) vector_cosine_ops)
 //	    WHERE bank_id = '<bank>'
 //
-// built in the background by the first process whose write crosses the
-// threshold (a session advisory lock per bank keeps it to one builder),
-// without blocking writers. banks.hnsw_dim records it once it is valid;
+// built in the background by the first process whose search finds the
+// bank past the threshold (a session advisory lock per bank keeps it to
+// one builder), without blocking writers; until then searches scan. banks.hnsw_dim records it once it is valid;
 // searches use it only then (search.go). An interrupted build leaves an
 // invalid index, which the next attempt drops. DeleteBank drops the
 // index, so a bank created again under the same id may take another
@@ -47,14 +47,16 @@ func indexLock(bank string) int64 {
 	return int64(h.Sum64())
 }
 
-// afterWrite starts the build of a bank's HNSW index when a committed
-// write left it with enough facts and it has none yet.
-func (s *Store) afterWrite(bank string, st bankState) {
+// startIndexBuild starts, in the background, the build of the index of a
+// bank that an exact search found large enough (it has facts facts and
+// no index). Searches trigger it rather than writes: a bulk load is not
+// slowed by index inserts, and the index is built once, from all rows.
+func (s *Store) startIndexBuild(bank string, facts int64) {
 	threshold := s.HNSWMinFacts
 	if threshold == 0 {
 		threshold = DefaultHNSWMinFacts
 	}
-	if threshold < 0 || st.indexed || st.facts < int64(threshold) {
+	if threshold < 0 || facts < int64(threshold) {
 		return
 	}
 	s.mu.Lock()

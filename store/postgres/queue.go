@@ -292,15 +292,3 @@ func (s *Store) Sessions(ctx context.Context, bankID string) ([]memory.SessionSt
 	}
 	return out, rows.Err()
 }
-
-// drainSession removes a session's buffered messages up to d.UpTo inside
-// a write's transaction (memory.WriteBatch.DrainSession).
-func drainSession(ctx context.Context, tx pgx.Tx, bankID string, d *memory.SessionDrain) error {
-	if d.Session == "" {
-		return memory.Errorf(memory.EINVALID, "drain session: a session id is required")
-	}
-	if _, err := tx.Exec(ctx, `DELETE FROM session_messages WHERE bank_id = $1 AND session = $2 AND seq <= $3`, bankID, d.Session, d.UpTo); err != nil {
-		return fmt.Errorf("drain session %s: %w", d.Session, err)
-	}
-	return nil
-}

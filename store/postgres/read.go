@@ -398,13 +398,13 @@ func (s *Store) Stats(ctx context.Context, bankID string) (*memory.Stats, error)
 	err := s.pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM documents WHERE bank_id = $1),
 		(SELECT count(*) FROM chunks WHERE bank_id = $1),
-		(SELECT count(*) FROM facts WHERE bank_id = $1),
-		(SELECT count(*) FROM facts WHERE bank_id = $1 AND status = 'active'),
-		(SELECT count(*) FROM facts WHERE bank_id = $1 AND status = 'superseded'),
-		(SELECT count(*) FROM facts WHERE bank_id = $1 AND status = 'archived'),
+		f.n, f.active, f.superseded, f.archived,
 		(SELECT count(*) FROM entities WHERE bank_id = $1),
 		(SELECT count(*) FROM relations WHERE bank_id = $1),
-		(SELECT count(*) FROM links WHERE bank_id = $1)`, bankID).
+		(SELECT count(*) FROM links WHERE bank_id = $1)
+		FROM (SELECT count(*) AS n, count(*) FILTER (WHERE status = 'active') AS active,
+			count(*) FILTER (WHERE status = 'superseded') AS superseded, count(*) FILTER (WHERE status = 'archived') AS archived
+			FROM facts WHERE bank_id = $1) f`, bankID).
 		Scan(&st.Documents, &st.Chunks, &st.Facts, &st.Active, &st.Superseded, &st.Archived, &st.Entities, &st.Relations, &st.Links)
 	return st, err
 }

@@ -21,13 +21,15 @@ const (
 )
 
 // SearchVector implements memory.Store. Below the bank's HNSW threshold
-// (or before its index is built) the scan is exact: every fact of the bank
+// (or before its index is built, which the first search past it starts)
+// the scan is exact: every fact of the bank
 // that passes the filter is compared. With the bank's HNSW index it is
 // approximate, the filter applied during an iterative index scan. The
 // score is always the exact cosine of the hits.
 func (s *Store) SearchVector(ctx context.Context, bankID string, vec []float32, k int, flt memory.Filter) ([]memory.Hit, error) {
 	var dim, hnswDim int
-	err := s.pool.QueryRow(ctx, `SELECT dimension, hnsw_dim FROM banks WHERE id = $1`, bankID).Scan(&dim, &hnswDim)
+	var facts int64
+	err := s.pool.QueryRow(ctx, `SELECT dimension, hnsw_dim, fact_count FROM banks WHERE id = $1`, bankID).Scan(&dim, &hnswDim, &facts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, unknownBank(bankID)
 	}
@@ -44,6 +46,7 @@ func (s *Store) SearchVector(ctx context.Context, bankID string, vec []float32, 
 	if hnswDim == dim {
 		return s.searchHNSW(ctx, bankID, dim, q, k, flt)
 	}
+	s.startIndexBuild(bankID, facts)
 	return s.searchExact(ctx, bankID, q, k, flt)
 }
 
@@ -101,14 +104,14 @@ func quoteLiteral(s string) string {
 // resulting lexemes, each quoted, ORed.
 //
 // Two statements: the first reads the bank's statistics and each query
-// lexeme's document frequency (a count on the GIN index); the second
+// lexeme's document frequency (table lexemes); the second
 // scores the facts that match any lexeme (term frequencies from the
 // stored tsvector's positions, length from its word count).
 func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k int, flt memory.Filter) ([]memory.Hit, error) {
 	text := strings.Join(terms, " \n ")
-	rows, err := s.pool.Query(ctx, `SELECT b.fact_count, b.fact_words, w.lexeme,
-			(SELECT count(*) FROM facts x WHERE x.bank_id = b.id AND x.tsv @@ mnemo_lexeme_query(w.lexeme))
+	rows, err := s.pool.Query(ctx, `SELECT b.fact_count, b.fact_words, w.lexeme, coalesce(l.df, 0)
 		FROM banks b LEFT JOIN LATERAL (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english'::regconfig, $2::text))) w ON true
+		LEFT JOIN lexemes l ON l.bank_id = b.id AND l.lexeme = w.lexeme
 		WHERE b.id = $1`, bankID, text)
 	if err != nil {
 		return nil, fmt.Errorf("text search: %w", err)

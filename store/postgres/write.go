@@ -9,25 +9,29 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
 // Write implements memory.Store: one transaction under the bank's write
-// lock.
+// lock, in four round trips (lock and look-ups; facts copied in; the rest
+// in one pipelined batch; the counters and commit), five when a document
+// is replaced.
 func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteResult, error) {
 	var res *memory.WriteResult
-	var after bankState
 	err := s.tx(ctx, func(tx pgx.Tx) error {
+		t := newTotals()
 		var err error
-		res, after, err = s.apply(ctx, tx, w)
-		return err
+		if res, err = apply(ctx, tx, w, s.Now, t); err != nil {
+			return err
+		}
+		return t.flush(ctx, tx)
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.afterWrite(w.BankID, after)
 	return res, nil
 }
 
@@ -35,11 +39,15 @@ var _ memory.BulkWriter = (*Store)(nil)
 
 // WriteMany implements memory.BulkWriter: one transaction for all the
 // batches, each inside its own savepoint, so a failing batch is rolled
-// back alone and the others share one commit.
+// back alone and the others share one commit. The counters the batches
+// add to (the bank's, entities', co-occurrences', document frequencies)
+// are summed and written once, at the end: a row updated once per batch
+// would grow a chain of versions inside the transaction that every later
+// update walks.
 func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory.WriteOutcome {
 	out := make([]memory.WriteOutcome, len(ws))
-	after := map[string]bankState{}
 	err := s.tx(ctx, func(tx pgx.Tx) error {
+		t := newTotals()
 		for i, w := range ws {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -48,7 +56,7 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			if err != nil {
 				return err
 			}
-			res, n, err := s.apply(ctx, sp, w)
+			res, err := apply(ctx, sp, w, s.Now, t)
 			if err != nil {
 				out[i].Err = err
 				if err := sp.Rollback(ctx); err != nil {
@@ -60,46 +68,219 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 				return err
 			}
 			out[i].Result = res
-			after[w.BankID] = n
 		}
-		return nil
+		return t.flush(ctx, tx)
 	})
 	if err != nil {
 		for i := range out {
 			out[i] = memory.WriteOutcome{Err: err}
 		}
-		return out
-	}
-	for bank, st := range after {
-		s.afterWrite(bank, st)
 	}
 	return out
 }
 
-// bankState is what a write left of a bank, for afterWrite.
-type bankState struct {
-	facts   int64 // fact_count
-	indexed bool  // it has its HNSW index
+// totals is what the batches of one transaction add to counters, written
+// by flush before commit. Only batches that succeeded are added.
+type totals struct {
+	banks map[string]*bankTotals
+	order []string
+}
+
+// bankTotals is one bank's part of totals.
+type bankTotals struct {
+	dim      int
+	nextSeq  int64
+	removed  counts   // facts replaced (stored before this transaction)
+	added    []string // ids of facts added in this transaction
+	addedSet map[string]bool
+	ents     map[string]*memory.EntityUpsert
+	entOrder []string
+	cooc     map[[2]string]int
+	contra   []string
+}
+
+func newTotals() *totals { return &totals{banks: map[string]*bankTotals{}} }
+
+// add merges a succeeded batch's totals (p) into t.
+func (t *totals) add(bank string, p *bankTotals) {
+	cur := t.banks[bank]
+	if cur == nil {
+		cur = &bankTotals{addedSet: map[string]bool{}, ents: map[string]*memory.EntityUpsert{}, cooc: map[[2]string]int{}}
+		t.banks[bank] = cur
+		t.order = append(t.order, bank)
+	}
+	cur.dim, cur.nextSeq = p.dim, p.nextSeq
+	cur.removed.facts += p.removed.facts
+	cur.removed.words += p.removed.words
+	for _, id := range p.added {
+		if !cur.addedSet[id] {
+			cur.addedSet[id] = true
+			cur.added = append(cur.added, id)
+		}
+	}
+	for _, id := range p.entOrder {
+		u := p.ents[id]
+		m := cur.ents[id]
+		if m == nil {
+			c := *u
+			c.Entity.Aliases = slices.Clone(u.Entity.Aliases)
+			cur.ents[id] = &c
+			cur.entOrder = append(cur.entOrder, id)
+			continue
+		}
+		mergeUpsert(m, u)
+	}
+	for k, n := range p.cooc {
+		cur.cooc[k] += n
+	}
+	cur.contra = append(cur.contra, p.contra...)
+}
+
+// mergeUpsert adds u to m, as a second upsert of the entity would.
+func mergeUpsert(m, u *memory.EntityUpsert) {
+	m.Mentions += u.Mentions
+	m.Episodes += u.Episodes
+	e := u.Entity
+	if !e.FirstSeen.IsZero() && (m.Entity.FirstSeen.IsZero() || e.FirstSeen.Before(m.Entity.FirstSeen)) {
+		m.Entity.FirstSeen = e.FirstSeen
+	}
+	if e.LastSeen.After(m.Entity.LastSeen) {
+		m.Entity.LastSeen = e.LastSeen
+	}
+	m.Entity.Contradicted = m.Entity.Contradicted || e.Contradicted
+	if m.Embedding == nil {
+		m.Embedding = u.Embedding
+	}
+	if e.Name != m.Entity.Name {
+		m.Entity.Aliases = append(m.Entity.Aliases, e.Name)
+	}
+	m.Entity.Aliases = append(m.Entity.Aliases, e.Aliases...)
+}
+
+// flush writes the totals in one pipelined batch: entities (then their
+// contradictions), co-occurrences, document frequencies and the banks'
+// counters.
+func (t *totals) flush(ctx context.Context, tx pgx.Tx) error {
+	b := &pgx.Batch{}
+	for _, bank := range t.order {
+		bt := t.banks[bank]
+		for _, id := range bt.entOrder {
+			if err := queueEntity(b, bank, *bt.ents[id]); err != nil {
+				return err
+			}
+		}
+		if len(bt.contra) > 0 {
+			b.Queue(`UPDATE entities SET contradicted = true WHERE bank_id = $1 AND id = ANY($2)`, bank, bt.contra)
+		}
+		if len(bt.cooc) > 0 {
+			pairs := make([][2]string, 0, len(bt.cooc))
+			for p := range bt.cooc {
+				pairs = append(pairs, p)
+			}
+			// A fixed order: concurrent upserts lock rows in the same order.
+			slices.SortFunc(pairs, func(x, y [2]string) int {
+				if c := cmpStr(x[0], y[0]); c != 0 {
+					return c
+				}
+				return cmpStr(x[1], y[1])
+			})
+			as, bs, ns := make([]string, len(pairs)), make([]string, len(pairs)), make([]int32, len(pairs))
+			for i, p := range pairs {
+				as[i], bs[i], ns[i] = p[0], p[1], int32(bt.cooc[p])
+			}
+			b.Queue(`INSERT INTO cooccurrences AS c (bank_id, entity_a, entity_b, count)
+				SELECT $1, a, b, n FROM unnest($2::text[], $3::text[], $4::int[]) AS x(a, b, n)
+				ON CONFLICT (bank_id, entity_a, entity_b) DO UPDATE SET count = c.count + excluded.count`, bank, as, bs, ns)
+		}
+		ids := bt.added
+		if ids == nil {
+			ids = []string{}
+		}
+		if len(ids) > 0 {
+			b.Queue(countLexemesSQL, bank, ids)
+		}
+		b.Queue(`UPDATE banks SET next_seq = $2, version = version + 1,
+				dimension = CASE WHEN dimension = 0 THEN $3 ELSE dimension END,
+				fact_count = fact_count + $4 + (SELECT count(*) FROM facts WHERE bank_id = $1 AND id = ANY($6)),
+				fact_words = fact_words + $5 + (SELECT coalesce(sum(words), 0) FROM facts WHERE bank_id = $1 AND id = ANY($6))
+			WHERE id = $1`, bank, bt.nextSeq, bt.dim, bt.removed.facts, bt.removed.words, ids)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("write counters: %w", err)
+	}
+	return nil
+}
+
+// onResult sets what a queued statement's result goes through: its error
+// mapped by mapErr, then check (when set) on its command tag.
+func onResult(q *pgx.QueuedQuery, mapErr func(error) error, check func(pgconn.CommandTag) error) {
+	q.Fn = func(br pgx.BatchResults) error {
+		ct, err := br.Exec()
+		if err != nil {
+			if mapErr != nil {
+				return mapErr(err)
+			}
+			return err
+		}
+		if check != nil {
+			return check(ct)
+		}
+		return nil
+	}
 }
 
 // apply writes one batch inside tx.
-func (s *Store) apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch) (*memory.WriteResult, bankState, error) {
-	var none bankState
+func apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch, now func() time.Time, t *totals) (*memory.WriteResult, error) {
 	if w == nil || w.BankID == "" {
-		return nil, none, memory.Errorf(memory.EINVALID, "write: a bank id is required")
+		return nil, memory.Errorf(memory.EINVALID, "write: a bank id is required")
 	}
 	bank := w.BankID
-	if err := lockBank(ctx, tx, bank); err != nil {
-		return nil, none, err
+	d := w.Document
+	if d != nil && (d.ID == "" || d.Source == "" || d.ItemID == "") {
+		return nil, memory.Errorf(memory.EINVALID, "document: id, source and item id are required")
 	}
+	// Round trip 1: the bank's write lock (held to commit: writers of one
+	// bank queue here), its counters, the stored version of the document.
 	var dim int
 	var nextSeq int64
-	err := tx.QueryRow(ctx, `SELECT dimension, next_seq FROM banks WHERE id = $1`, bank).Scan(&dim, &nextSeq)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, none, unknownBank(bank)
+	var found, stored bool
+	var oldID, oldHash string
+	var pending []string // facts of the bank added earlier in this transaction
+	b := &pgx.Batch{}
+	if cur := t.banks[bank]; cur != nil {
+		// Locked and read by an earlier batch of this transaction.
+		dim, nextSeq, found, pending = cur.dim, cur.nextSeq, true, cur.added
+	} else {
+		b.Queue(`SELECT pg_advisory_xact_lock($1)`, bankLock(bank))
+		b.Queue(`SELECT dimension, next_seq FROM banks WHERE id = $1`, bank).QueryRow(func(r pgx.Row) error {
+			err := r.Scan(&dim, &nextSeq)
+			found = err == nil
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			return err
+		})
 	}
-	if err != nil {
-		return nil, none, err
+	if d != nil {
+		b.Queue(`SELECT id, content_hash FROM documents WHERE bank_id = $1 AND source = $2 AND item_id = $3`, bank, d.Source, d.ItemID).QueryRow(func(r pgx.Row) error {
+			err := r.Scan(&oldID, &oldHash)
+			stored = err == nil
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			return err
+		})
+	}
+	if b.Len() > 0 {
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return nil, err
+		}
+	}
+	if !found {
+		return nil, unknownBank(bank)
 	}
 	for _, f := range w.Facts {
 		if len(f.Embedding) == 0 {
@@ -109,124 +290,121 @@ func (s *Store) apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch) (*me
 			dim = len(f.Embedding)
 		}
 		if len(f.Embedding) != dim {
-			return nil, none, memory.Errorf(memory.EINVALID, "fact %s: embedding has dimension %d, bank %q holds dimension %d", f.ID, len(f.Embedding), bank, dim)
+			return nil, memory.Errorf(memory.EINVALID, "fact %s: embedding has dimension %d, bank %q holds dimension %d", f.ID, len(f.Embedding), bank, dim)
 		}
 	}
 	res := &memory.WriteResult{}
-	var delta counts
-	var after bankState
-	if d := w.Document; d != nil {
-		dup, err := writeDocument(ctx, tx, bank, d, res, &delta)
-		if err != nil {
-			return nil, none, err
+	var removed counts
+	if d != nil && stored {
+		if oldHash == d.ContentHash {
+			res.Duplicate = true
+			res.DocumentID = oldID
+			return res, nil
 		}
-		if dup {
-			return res, none, nil
+		if err := deleteDocument(ctx, tx, bank, oldID, pending, &removed); err != nil {
+			return nil, fmt.Errorf("replace document %s: %w", oldID, err)
 		}
+		res.Replaced = true
 	}
-	if err := writeChunks(ctx, tx, bank, w.Chunks); err != nil {
-		return nil, none, err
+	// Round trip 2: the facts, copied in.
+	ids, err := writeFacts(ctx, tx, bank, w.Facts, &nextSeq)
+	if err != nil {
+		return nil, err
 	}
-	if err := writeFacts(ctx, tx, bank, w.Facts, &nextSeq, &delta); err != nil {
-		return nil, none, err
+	// Round trip 3: everything else, pipelined. A failed check fails the
+	// batch and the transaction is rolled back whole.
+	b = &pgx.Batch{}
+	if d != nil {
+		if err := queueDocument(b, bank, d); err != nil {
+			return nil, err
+		}
+		res.DocumentID = d.ID
 	}
-	if err := writeGraph(ctx, tx, w); err != nil {
-		return nil, none, err
+	queueChunks(b, bank, w.Chunks)
+	p := &bankTotals{dim: dim, nextSeq: nextSeq, removed: removed, added: ids,
+		ents: map[string]*memory.EntityUpsert{}, cooc: map[[2]string]int{}, contra: w.Contradicted}
+	if err := queueGraph(b, w, p); err != nil {
+		return nil, err
 	}
-	if err := writeLifecycle(ctx, tx, w); err != nil {
-		return nil, none, err
-	}
+	queueLifecycle(b, w)
 	if wm := w.Watermark; wm != nil {
 		at := wm.UpdatedAt
 		if at.IsZero() {
-			at = s.Now()
+			at = now()
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO watermarks (bank_id, source, last_item, last_error, updated_at) VALUES ($1, $2, $3, $4, $5)
+		b.Queue(`INSERT INTO watermarks (bank_id, source, last_item, last_error, updated_at) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (bank_id, source) DO UPDATE SET last_item = excluded.last_item, last_error = excluded.last_error, updated_at = excluded.updated_at`,
-			bank, wm.Source, wm.LastItem, wm.LastError, ts(at)); err != nil {
-			return nil, none, fmt.Errorf("watermark: %w", err)
+			bank, wm.Source, wm.LastItem, wm.LastError, ts(at))
+	}
+	if dr := w.DrainSession; dr != nil {
+		if dr.Session == "" {
+			return nil, memory.Errorf(memory.EINVALID, "drain session: a session id is required")
 		}
+		b.Queue(`DELETE FROM session_messages WHERE bank_id = $1 AND session = $2 AND seq <= $3`, bank, dr.Session, dr.UpTo)
 	}
-	if d := w.DrainSession; d != nil {
-		if err := drainSession(ctx, tx, bank, d); err != nil { // queue.go
-			return nil, none, err
-		}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
 	}
-	err = tx.QueryRow(ctx, `UPDATE banks SET next_seq = $2, version = version + 1,
-			dimension = CASE WHEN dimension = 0 THEN $3 ELSE dimension END,
-			fact_count = fact_count + $4, fact_words = fact_words + $5
-		WHERE id = $1 RETURNING fact_count, hnsw_dim = dimension`, bank, nextSeq, dim, delta.facts, delta.words).Scan(&after.facts, &after.indexed)
-	if err != nil {
-		return nil, none, err
-	}
+	t.add(bank, p)
 	res.Facts = len(w.Facts)
-	return res, after, nil
+	return res, nil
 }
 
-// counts is what a write adds to a bank's BM25 statistics.
+// countLexemesSQL adds new facts ($2) to the bank's document frequencies.
+const countLexemesSQL = `INSERT INTO lexemes AS l (bank_id, lexeme, df)
+	SELECT $1, u.lexeme, count(*) FROM facts f, unnest(f.tsv) u WHERE f.bank_id = $1 AND f.id = ANY($2)
+	GROUP BY u.lexeme ORDER BY u.lexeme
+	ON CONFLICT (bank_id, lexeme) DO UPDATE SET df = l.df + excluded.df`
+
+// counts is what a write takes from a bank's BM25 statistics.
 type counts struct {
 	facts, words int64
 }
 
-// writeDocument stores the batch's document. It reports dup when the same
-// content was stored before (nothing more is to be written) and removes an
-// older version of the item with all it produced.
-func writeDocument(ctx context.Context, tx pgx.Tx, bank string, d *memory.Document, res *memory.WriteResult, delta *counts) (dup bool, err error) {
-	if d.ID == "" || d.Source == "" || d.ItemID == "" {
-		return false, memory.Errorf(memory.EINVALID, "document: id, source and item id are required")
-	}
-	var oldID, oldHash string
-	err = tx.QueryRow(ctx, `SELECT id, content_hash FROM documents WHERE bank_id = $1 AND source = $2 AND item_id = $3`, bank, d.Source, d.ItemID).Scan(&oldID, &oldHash)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-	case err != nil:
-		return false, err
-	case oldHash == d.ContentHash:
-		res.Duplicate = true
-		res.DocumentID = oldID
-		return true, nil
-	default:
-		if err := deleteDocument(ctx, tx, bank, oldID, delta); err != nil {
-			return false, fmt.Errorf("replace document %s: %w", oldID, err)
-		}
-		res.Replaced = true
-	}
+// queueDocument queues the insert of the batch's document.
+func queueDocument(b *pgx.Batch, bank string, d *memory.Document) error {
 	meta, err := json.Marshal(d.Metadata)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if d.Metadata == nil {
 		meta = []byte("{}")
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO documents (bank_id, id, source, item_id, content_hash, content, metadata, tags, occurred_at, created_at)
+	onResult(b.Queue(`INSERT INTO documents (bank_id, id, source, item_id, content_hash, content, metadata, tags, occurred_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		bank, d.ID, d.Source, d.ItemID, d.ContentHash, d.Content, meta, strs(d.Tags), ts(d.OccurredAt), ts(d.CreatedAt))
-	if isCode(err, "23505") {
-		return false, memory.Errorf(memory.ECONFLICT, "document %s already exists", d.ID)
-	}
-	if err != nil {
-		return false, fmt.Errorf("insert document: %w", err)
-	}
-	res.DocumentID = d.ID
-	return false, nil
+		bank, d.ID, d.Source, d.ItemID, d.ContentHash, d.Content, meta, strs(d.Tags), ts(d.OccurredAt), ts(d.CreatedAt)),
+		func(err error) error {
+			if isCode(err, "23505") {
+				return memory.Errorf(memory.ECONFLICT, "document %s already exists", d.ID)
+			}
+			return fmt.Errorf("insert document: %w", err)
+		}, nil)
+	return nil
 }
 
 // deleteDocument removes a document, its chunks and its facts with their
-// refs and links, and takes the facts out of the bank's statistics.
-func deleteDocument(ctx context.Context, tx pgx.Tx, bank, docID string, delta *counts) error {
+// refs and links, and counts the facts removed that were stored before
+// this transaction (pending: the ids added since, not counted yet).
+func deleteDocument(ctx context.Context, tx pgx.Tx, bank, docID string, pending []string, removed *counts) error {
+	if pending == nil {
+		pending = []string{}
+	}
 	const ofDoc = `(SELECT id FROM facts WHERE bank_id = $1 AND document_id = $2)`
 	b := &pgx.Batch{}
 	b.Queue(`DELETE FROM links WHERE bank_id = $1 AND from_id IN `+ofDoc, bank, docID)
 	b.Queue(`DELETE FROM links WHERE bank_id = $1 AND to_id IN `+ofDoc, bank, docID)
 	b.Queue(`DELETE FROM entity_refs WHERE bank_id = $1 AND fact_id IN `+ofDoc, bank, docID)
-	b.Queue(`WITH d AS (DELETE FROM facts WHERE bank_id = $1 AND document_id = $2 RETURNING words)
-		SELECT count(*), coalesce(sum(words), 0) FROM d`, bank, docID).QueryRow(func(r pgx.Row) error {
+	b.Queue(`UPDATE lexemes l SET df = l.df - d.n FROM (SELECT u.lexeme, count(*) AS n FROM facts f, unnest(f.tsv) u
+		WHERE f.bank_id = $1 AND f.document_id = $2 AND NOT f.id = ANY($3) GROUP BY u.lexeme) d
+		WHERE l.bank_id = $1 AND l.lexeme = d.lexeme`, bank, docID, pending)
+	b.Queue(`WITH d AS (DELETE FROM facts WHERE bank_id = $1 AND document_id = $2 RETURNING id, words)
+		SELECT count(*), coalesce(sum(words), 0) FROM d WHERE NOT id = ANY($3)`, bank, docID, pending).QueryRow(func(r pgx.Row) error {
 		var n, words int64
 		if err := r.Scan(&n, &words); err != nil {
 			return err
 		}
-		delta.facts -= n
-		delta.words -= words
+		removed.facts -= n
+		removed.words -= words
 		return nil
 	})
 	b.Queue(`DELETE FROM chunks WHERE bank_id = $1 AND document_id = $2`, bank, docID)
@@ -234,22 +412,23 @@ func deleteDocument(ctx context.Context, tx pgx.Tx, bank, docID string, delta *c
 	return tx.SendBatch(ctx, b).Close()
 }
 
-func writeChunks(ctx context.Context, tx pgx.Tx, bank string, chunks []*memory.Chunk) error {
+// queueChunks queues the insert of chunks.
+func queueChunks(b *pgx.Batch, bank string, chunks []*memory.Chunk) {
 	if len(chunks) == 0 {
-		return nil
+		return
 	}
-	rows := make([][]any, len(chunks))
+	ids, docs, idx, texts := make([]string, len(chunks)), make([]string, len(chunks)), make([]int32, len(chunks)), make([]string, len(chunks))
 	for i, c := range chunks {
-		rows[i] = []any{bank, c.ID, c.DocumentID, c.Index, c.Text}
+		ids[i], docs[i], idx[i], texts[i] = c.ID, c.DocumentID, int32(c.Index), c.Text
 	}
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"chunks"}, []string{"bank_id", "id", "document_id", "idx", "text"}, pgx.CopyFromRows(rows))
-	if isCode(err, "23505") || isCode(err, "23503") {
-		return memory.Errorf(memory.EINVALID, "chunks: a duplicate id, or an unknown document")
-	}
-	if err != nil {
-		return fmt.Errorf("insert chunks: %w", err)
-	}
-	return nil
+	onResult(b.Queue(`INSERT INTO chunks (bank_id, id, document_id, idx, text)
+		SELECT $1, id, doc, idx, text FROM unnest($2::text[], $3::text[], $4::int[], $5::text[]) AS c(id, doc, idx, text)`, bank, ids, docs, idx, texts),
+		func(err error) error {
+			if isCode(err, "23505") || isCode(err, "23503") {
+				return memory.Errorf(memory.EINVALID, "chunks: a duplicate id, or an unknown document")
+			}
+			return fmt.Errorf("insert chunks: %w", err)
+		}, nil)
 }
 
 // factCopyColumns are the columns writeFacts copies (tsv and words are
@@ -273,20 +452,20 @@ func factRow(bank string, f *memory.Fact) []any {
 		ts(f.ConsolidatedAt), ts(f.ExpiresAt)}
 }
 
-// writeFacts copies facts in, assigning Seq, and adds them to delta.
-func writeFacts(ctx context.Context, tx pgx.Tx, bank string, facts []*memory.Fact, nextSeq *int64, delta *counts) error {
+// writeFacts copies facts in, assigning Seq, and returns their ids.
+func writeFacts(ctx context.Context, tx pgx.Tx, bank string, facts []*memory.Fact, nextSeq *int64) ([]string, error) {
 	if len(facts) == 0 {
-		return nil
+		return []string{}, nil
 	}
 	rows := make([][]any, 0, len(facts))
 	ids := make([]string, 0, len(facts))
 	seen := make(map[string]bool, len(facts))
 	for _, f := range facts {
 		if f.ID == "" {
-			return memory.Errorf(memory.EINVALID, "fact without id")
+			return nil, memory.Errorf(memory.EINVALID, "fact without id")
 		}
 		if seen[f.ID] {
-			return memory.Errorf(memory.ECONFLICT, "fact %s appears twice in the batch", f.ID)
+			return nil, memory.Errorf(memory.ECONFLICT, "fact %s appears twice in the batch", f.ID)
 		}
 		seen[f.ID] = true
 		if f.Status == "" {
@@ -304,16 +483,7 @@ func writeFacts(ctx context.Context, tx pgx.Tx, bank string, facts []*memory.Fac
 		rows = append(rows, factRow(bank, f))
 		ids = append(ids, f.ID)
 	}
-	if err := copyFacts(ctx, tx, rows); err != nil {
-		return err
-	}
-	var words int64
-	if err := tx.QueryRow(ctx, `SELECT coalesce(sum(words), 0) FROM facts WHERE bank_id = $1 AND id = ANY($2)`, bank, ids).Scan(&words); err != nil {
-		return err
-	}
-	delta.facts += int64(len(facts))
-	delta.words += words
-	return nil
+	return ids, copyFacts(ctx, tx, rows)
 }
 
 func copyFacts(ctx context.Context, tx pgx.Tx, rows [][]any) error {
@@ -378,55 +548,67 @@ func queueEntity(b *pgx.Batch, bank string, u memory.EntityUpsert) error {
 	return nil
 }
 
-// requireFacts fails with EINVALID (what: "entity ref to", "link from")
-// unless every id is a fact of the bank.
-func requireFacts(ctx context.Context, tx pgx.Tx, bank string, ids []string, what string) error {
+// queueRequireFacts queues a check that fails with EINVALID (what:
+// "entity ref to", "link from") unless every id is a fact of the bank.
+func queueRequireFacts(b *pgx.Batch, bank string, ids []string, what string) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
-	rows, err := tx.Query(ctx, `SELECT id FROM facts WHERE bank_id = $1 AND id = ANY($2)`, bank, ids)
-	if err != nil {
-		return err
-	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return err
-	}
-	if len(found) == len(ids) {
-		return nil
-	}
-	for _, id := range ids {
-		if !slices.Contains(found, id) {
-			return memory.Errorf(memory.EINVALID, "%s unknown fact %s", what, id)
+	q := b.Queue(`SELECT coalesce(array_agg(id), '{}') FROM facts WHERE bank_id = $1 AND id = ANY($2)`, bank, ids)
+	q.QueryRow(func(r pgx.Row) error {
+		var found []string
+		if err := r.Scan(&found); err != nil {
+			return err
 		}
-	}
-	return nil
+		if len(found) == len(ids) {
+			return nil
+		}
+		for _, id := range ids {
+			if !slices.Contains(found, id) {
+				return memory.Errorf(memory.EINVALID, "%s unknown fact %s", what, id)
+			}
+		}
+		return nil
+	})
 }
 
-// writeGraph writes entities, refs, co-occurrences, links and relations.
-func writeGraph(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch) error {
+// queueGraph queues the writes of entities, refs, co-occurrences, links
+// and relations, after the checks that refs and links start at facts.
+func queueGraph(b *pgx.Batch, w *memory.WriteBatch, p *bankTotals) error {
 	bank := w.BankID
 	if len(w.Refs) > 0 {
 		ids := make([]string, len(w.Refs))
 		for i, r := range w.Refs {
 			ids[i] = r.FactID
 		}
-		if err := requireFacts(ctx, tx, bank, ids, "entity ref to"); err != nil {
-			return err
-		}
+		queueRequireFacts(b, bank, ids, "entity ref to")
 	}
 	if len(w.Links) > 0 {
 		ids := make([]string, len(w.Links))
 		for i, l := range w.Links {
 			ids[i] = l.FromID
 		}
-		if err := requireFacts(ctx, tx, bank, ids, "link from"); err != nil {
-			return err
-		}
+		queueRequireFacts(b, bank, ids, "link from")
 	}
-	b := &pgx.Batch{}
+	// Entities and co-occurrences are counters: summed into p, written by
+	// totals.flush.
 	for _, u := range w.Entities {
-		if err := queueEntity(b, bank, u); err != nil {
-			return err
+		if u.Entity.ID == "" || u.Entity.Name == "" {
+			return memory.Errorf(memory.EINVALID, "entity without id or name")
 		}
+		if m := p.ents[u.Entity.ID]; m != nil {
+			mergeUpsert(m, &u)
+			continue
+		}
+		c := u
+		c.Entity.Aliases = slices.Clone(u.Entity.Aliases)
+		p.ents[u.Entity.ID] = &c
+		p.entOrder = append(p.entOrder, u.Entity.ID)
+	}
+	for _, c := range w.Cooccurrences {
+		k := [2]string{c.EntityA, c.EntityB}
+		if k[1] < k[0] {
+			k[0], k[1] = k[1], k[0]
+		}
+		p.cooc[k] += c.Count
 	}
 	if len(w.Refs) > 0 {
 		facts, ents := make([]string, len(w.Refs)), make([]string, len(w.Refs))
@@ -437,36 +619,6 @@ func writeGraph(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch) error {
 			SELECT $1, r.fact_id, r.entity_id, f.seq FROM unnest($2::text[], $3::text[]) AS r(fact_id, entity_id)
 			JOIN facts f ON f.bank_id = $1 AND f.id = r.fact_id
 			ON CONFLICT DO NOTHING`, bank, facts, ents)
-	}
-	if len(w.Cooccurrences) > 0 {
-		type pair struct{ a, b string }
-		sum := map[pair]int{}
-		for _, c := range w.Cooccurrences {
-			p := pair{c.EntityA, c.EntityB}
-			if p.b < p.a {
-				p.a, p.b = p.b, p.a
-			}
-			sum[p] += c.Count
-		}
-		pairs := make([]pair, 0, len(sum))
-		for p := range sum {
-			pairs = append(pairs, p)
-		}
-		// A fixed order: concurrent upserts of the same pairs lock rows in
-		// the same order.
-		slices.SortFunc(pairs, func(x, y pair) int {
-			if x.a != y.a {
-				return cmpStr(x.a, y.a)
-			}
-			return cmpStr(x.b, y.b)
-		})
-		as, bs, ns := make([]string, len(pairs)), make([]string, len(pairs)), make([]int32, len(pairs))
-		for i, p := range pairs {
-			as[i], bs[i], ns[i] = p.a, p.b, int32(sum[p])
-		}
-		b.Queue(`INSERT INTO cooccurrences AS c (bank_id, entity_a, entity_b, count)
-			SELECT $1, a, b, n FROM unnest($2::text[], $3::text[], $4::int[]) AS x(a, b, n)
-			ON CONFLICT (bank_id, entity_a, entity_b) DO UPDATE SET count = c.count + excluded.count`, bank, as, bs, ns)
 	}
 	if len(w.Links) > 0 {
 		// The last of a link given twice wins, as a second upsert would.
@@ -496,12 +648,6 @@ func writeGraph(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch) error {
 			bank, r.ID, r.SubjectID, r.Predicate, r.ObjectID, r.Confidence, strs(r.FactIDs),
 			ts(r.ValidFrom), ts(r.ValidTo), r.CreatedAt.UTC().Truncate(time.Microsecond), ts(r.ExpiredAt))
 	}
-	if b.Len() == 0 {
-		return nil
-	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("write graph: %w", err)
-	}
 	return nil
 }
 
@@ -515,41 +661,35 @@ func cmpStr(a, b string) int {
 	return 0
 }
 
-// writeLifecycle applies contradictions, reinforcements and supersessions
-// to existing rows.
-func writeLifecycle(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch) error {
+// queueLifecycle queues contradictions, reinforcements and supersessions
+// of existing rows, each checked: an unknown fact fails with ENOTFOUND.
+func queueLifecycle(b *pgx.Batch, w *memory.WriteBatch) {
 	bank := w.BankID
-	if len(w.Contradicted) > 0 {
-		if _, err := tx.Exec(ctx, `UPDATE entities SET contradicted = true WHERE bank_id = $1 AND id = ANY($2)`, bank, w.Contradicted); err != nil {
-			return fmt.Errorf("contradicted entities: %w", err)
-		}
-	}
 	if len(w.Reinforce) > 0 {
-		rows, err := tx.Query(ctx, `WITH r AS (SELECT id, count(*) AS n FROM unnest($2::text[]) AS id GROUP BY id)
-			UPDATE facts f SET reinforcement_count = f.reinforcement_count + r.n FROM r
-			WHERE f.bank_id = $1 AND f.id = r.id RETURNING f.id`, bank, w.Reinforce)
-		if err != nil {
-			return err
-		}
-		found, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return fmt.Errorf("reinforce: %w", err)
-		}
-		for _, id := range w.Reinforce {
-			if !slices.Contains(found, id) {
-				return memory.Errorf(memory.ENOTFOUND, "reinforce: unknown fact %s", id)
+		b.Queue(`WITH r AS (SELECT id, count(*) AS n FROM unnest($2::text[]) AS id GROUP BY id),
+				u AS (UPDATE facts f SET reinforcement_count = f.reinforcement_count + r.n FROM r
+					WHERE f.bank_id = $1 AND f.id = r.id RETURNING f.id)
+			SELECT coalesce(array_agg(id), '{}') FROM u`, bank, w.Reinforce).QueryRow(func(r pgx.Row) error {
+			var found []string
+			if err := r.Scan(&found); err != nil {
+				return fmt.Errorf("reinforce: %w", err)
 			}
-		}
+			for _, id := range w.Reinforce {
+				if !slices.Contains(found, id) {
+					return memory.Errorf(memory.ENOTFOUND, "reinforce: unknown fact %s", id)
+				}
+			}
+			return nil
+		})
 	}
 	for _, sp := range w.Supersede {
-		tag, err := tx.Exec(ctx, `UPDATE facts SET status = 'superseded', superseded_by = $3, valid_to = $4, expired_at = $5
-			WHERE bank_id = $1 AND id = $2`, bank, sp.FactID, sp.SupersededBy, ts(sp.ValidTo), ts(sp.ExpiredAt))
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return memory.Errorf(memory.ENOTFOUND, "supersede: unknown fact %s", sp.FactID)
-		}
+		onResult(b.Queue(`UPDATE facts SET status = 'superseded', superseded_by = $3, valid_to = $4, expired_at = $5
+			WHERE bank_id = $1 AND id = $2`, bank, sp.FactID, sp.SupersededBy, ts(sp.ValidTo), ts(sp.ExpiredAt)), nil,
+			func(ct pgconn.CommandTag) error {
+				if ct.RowsAffected() == 0 {
+					return memory.Errorf(memory.ENOTFOUND, "supersede: unknown fact %s", sp.FactID)
+				}
+				return nil
+			})
 	}
-	return nil
 }
