@@ -201,3 +201,40 @@ func (s *Store) searchExact(ctx context.Context, bankID string, q pgvector.Vecto
 	}
 	return scanHits(rows)
 }
+
+var _ memory.DocumentSearcher = (*Store)(nil)
+
+// SearchDocuments implements memory.DocumentSearcher: Okapi BM25 over
+// documents, each the text of all its facts (any status), with the
+// statistics of the bank's documents that have facts — computed by the
+// query from the facts' stored text search vectors, so they are always
+// current. Its cost follows the bank's size (one pass over its facts'
+// word counts) and the matching facts.
+func (s *Store) SearchDocuments(ctx context.Context, bankID string, terms []string, k int) ([]memory.Hit, error) {
+	if err := requireBank(ctx, s.pool, bankID); err != nil {
+		return nil, err
+	}
+	if k <= 0 || len(terms) == 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `WITH q AS (SELECT array_agg(DISTINCT lexeme) AS lexemes FROM unnest(to_tsvector('english'::regconfig, $2::text))),
+		docs AS (SELECT document_id, sum(words)::float8 AS len, min(seq) AS first FROM facts
+			WHERE bank_id = $1 AND document_id <> '' GROUP BY document_id),
+		stats AS (SELECT count(*)::float8 AS n, coalesce(avg(len), 0) AS avg FROM docs),
+		tf AS (SELECT f.document_id, u.lexeme, sum(cardinality(u.positions))::float8 AS tf
+			FROM facts f CROSS JOIN LATERAL unnest(f.tsv) u, q
+			WHERE f.bank_id = $1 AND f.document_id <> '' AND q.lexemes IS NOT NULL
+				AND f.tsv @@ mnemo_lexemes_query(q.lexemes) AND u.lexeme = ANY(q.lexemes)
+			GROUP BY f.document_id, u.lexeme),
+		df AS (SELECT lexeme, count(*)::float8 AS df FROM tf GROUP BY lexeme)
+		SELECT tf.document_id, sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * tf.tf * $3
+				/ (tf.tf + $4 * (1 - $5 + $5 * d.len / greatest(stats.avg, 1e-9)))) AS score
+		FROM tf JOIN df ON df.lexeme = tf.lexeme JOIN docs d ON d.document_id = tf.document_id CROSS JOIN stats
+		GROUP BY tf.document_id, d.first
+		ORDER BY score DESC, d.first LIMIT $6`,
+		bankID, strings.Join(terms, " \n "), bm25K1+1, bm25K1, bm25B, k)
+	if err != nil {
+		return nil, fmt.Errorf("document search: %w", err)
+	}
+	return scanHits(rows)
+}
