@@ -1,7 +1,9 @@
 // Package recall is mnemo's read path (DESIGN §5): it analyses a query,
 // runs the semantic, keyword, graph and temporal strategies, fuses them
 // with weighted Reciprocal Rank Fusion, applies small decay and recency
-// boosts and packs the best facts into a token-budgeted context.
+// boosts, reranks the head (a cross-encoder when configured, else by
+// query-term coverage) and packs the best facts into a token-budgeted
+// context.
 //
 // It makes no LLM call and works on contracts only: a memory.Store and a
 // memory.Embedder. Scoring and fusion are pure functions and never log.
@@ -89,10 +91,16 @@ type Pipeline struct {
 	// one matching the rare words of the question.
 	KeywordFloor float64
 	// Reranker, when set, reorders the best RerankDepth fused results by
-	// a cross-encoder's scores (DESIGN §5 step 4).
-	Reranker    memory.Reranker
-	RerankDepth int
-	Now         func() time.Time
+	// a cross-encoder's scores (DESIGN §5 step 4). Without one, the
+	// fallback multiplies their scores by 1 + RerankCoverage·C, C the
+	// IDF-weighted share of the query's terms a fact covers, a term only
+	// its adjacent fact holds counting RerankNeighbour (signals.go); New
+	// sets both to their Default*, a zero RerankCoverage turns it off.
+	Reranker        memory.Reranker
+	RerankDepth     int
+	RerankCoverage  float64
+	RerankNeighbour float64
+	Now             func() time.Time
 
 	// DocumentShare, NeighbourShare, NeighbourRadius, NeighbourDecay and
 	// SpeakerBoost tune the context strategy (context.go); New sets them
@@ -204,7 +212,8 @@ func New(store memory.Store, emb memory.Embedder, rt TimeResolver) *Pipeline {
 	return &Pipeline{Store: store, Embedder: emb, ResolveTime: rt, Weights: DefaultWeights,
 		RRFK: DefaultRRFK, Candidates: DefaultCandidates, KeywordFloor: DefaultKeywordFloor, Now: time.Now,
 		DocumentShare: DefaultDocumentShare, NeighbourShare: DefaultNeighbourShare, NeighbourRadius: DefaultNeighbourRadius,
-		NeighbourDecay: DefaultNeighbourDecay, SpeakerBoost: DefaultSpeakerBoost}
+		NeighbourDecay: DefaultNeighbourDecay, SpeakerBoost: DefaultSpeakerBoost,
+		RerankCoverage: DefaultRerankCoverage, RerankNeighbour: DefaultRerankNeighbour}
 }
 
 // Validate checks a query: a valid bank, non-empty valid UTF-8 text of at
@@ -304,6 +313,9 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 		results = append(results, r)
 	}
 	sortResults(results)
+	if p.Reranker == nil {
+		results = p.coverage(q, &a, results)
+	}
 	results = p.rerank(ctx, q, results)
 	ph := <-first
 	if ph.err != nil {

@@ -307,11 +307,19 @@ func checkExplain(t *testing.T, b *bank, q memory.Query) {
 			}
 		}
 		// The score is the weighted RRF of the explained ranks times a
-		// lifecycle boost in [1, 1+2·DefaultBoost].
-		var rrf float64
+		// lifecycle boost in [1, 1+2·DefaultBoost], times the coverage
+		// factor of the fallback reranker when it explains one.
+		rrf, cov := 0.0, 1.0
 		for s, ss := range r.Explain {
 			if ss.Rank < 1 {
 				t.Errorf("%q: %s rank %d", r.Fact.Text, s, ss.Rank)
+			}
+			if s == recall.StrategyCoverage {
+				if ss.Score < 0 || ss.Score > 1 {
+					t.Errorf("%q: coverage %g, want it in [0, 1]", r.Fact.Text, ss.Score)
+				}
+				cov = 1 + b.p.RerankCoverage*ss.Score
+				continue
 			}
 			w, ok := weight[s]
 			if !ok {
@@ -319,7 +327,7 @@ func checkExplain(t *testing.T, b *bank, q memory.Query) {
 			}
 			rrf += w / (recall.DefaultRRFK + float64(ss.Rank))
 		}
-		if f := r.Score / rrf; f < 1-1e-9 || f > 1+2*recall.DefaultBoost+1e-9 {
+		if f := r.Score / rrf / cov; f < 1-1e-9 || f > 1+2*recall.DefaultBoost+1e-9 {
 			t.Errorf("%q: score %g is %g × its RRF %g, want a factor in [1, %g]", r.Fact.Text, r.Score, f, rrf, 1+2*recall.DefaultBoost)
 		}
 	}

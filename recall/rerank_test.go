@@ -3,10 +3,13 @@ package recall_test
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/recall"
 )
 
 // lengthReranker scores a document by its length, or fails.
@@ -35,6 +38,7 @@ func (r *lengthReranker) Rerank(_ context.Context, query string, docs []string) 
 // scores (and explains them); when it fails, the fused order stands.
 func TestPipeline_Recall_Rerank(t *testing.T) {
 	b := newBank(t)
+	b.p.RerankCoverage = 0 // the fused order, without the fallback
 	q := memory.Query{Text: "Alice Caroline Melanie", Limit: 5}
 	fused := resultIDs(b.recall(q).Results)
 	if len(fused) < 3 {
@@ -66,6 +70,42 @@ func TestPipeline_Recall_Rerank(t *testing.T) {
 	q.Explain = false
 	if got := resultIDs(b.recall(q).Results); !slices.Equal(got, fused) {
 		t.Errorf("with a failing reranker: %v, want the fused order %v", got, fused)
+	}
+}
+
+// TestPipeline_Recall_Coverage: without a cross-encoder, the fallback
+// multiplies the head's scores by 1 + RerankCoverage·C, C the IDF-weighted
+// share of the query's terms a fact covers; a fact holding them all
+// covers 1. Off (zero) or with a cross-encoder, it explains nothing.
+func TestPipeline_Recall_Coverage(t *testing.T) {
+	b := newBank(t)
+	q := memory.Query{Text: "Who adopted a golden retriever?", Explain: true}
+	rec := b.recall(q)
+	top := rec.Results[0]
+	if !strings.HasPrefix(top.Fact.Text, "I adopted a golden retriever") {
+		t.Fatalf("top result %q, want the golden retriever", top.Fact.Text)
+	}
+	if c, ok := top.Explain[recall.StrategyCoverage]; !ok || c.Rank != 1 || math.Abs(c.Score-1) > 1e-9 {
+		t.Errorf("top result's coverage %+v (explained %v), want rank 1, score 1", c, ok)
+	}
+	for _, r := range rec.Results {
+		if c, ok := r.Explain[recall.StrategyCoverage]; ok && (c.Score < 0 || c.Score > 1) {
+			t.Errorf("%q: coverage %g, want it in [0, 1]", r.Fact.Text, c.Score)
+		}
+	}
+
+	b.p.RerankCoverage = 0
+	for _, r := range b.recall(q).Results {
+		if _, ok := r.Explain[recall.StrategyCoverage]; ok {
+			t.Errorf("%q: coverage explained with RerankCoverage 0", r.Fact.Text)
+		}
+	}
+	b.p.RerankCoverage = recall.DefaultRerankCoverage
+	b.p.Reranker = &lengthReranker{}
+	for _, r := range b.recall(q).Results {
+		if _, ok := r.Explain[recall.StrategyCoverage]; ok {
+			t.Errorf("%q: coverage explained beside a cross-encoder", r.Fact.Text)
+		}
 	}
 }
 

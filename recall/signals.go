@@ -1,0 +1,258 @@
+package recall
+
+import (
+	"math"
+
+	"github.com/mnemo-ai/mnemo/internal/lex"
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// Defaults of the fallback reranker (docs/recall.md gives the measurements).
+const (
+	// DefaultRerankCoverage scales the coverage factor of the fallback
+	// reranker: a result's score is multiplied by 1 + DefaultRerankCoverage·C,
+	// C in [0, 1] the IDF-weighted share of the query's terms it covers.
+	DefaultRerankCoverage = 0.5
+	// DefaultRerankNeighbour is what a query term counts for in C when
+	// only a fact adjacent to the result in its document holds it.
+	DefaultRerankNeighbour = 0.5
+)
+
+// maxCoverageTerms bounds the query terms coverage counts (a bit each).
+const maxCoverageTerms = 64
+
+// coverage is the multi-signal fallback of the rerank step (DESIGN §5
+// step 4), run when no cross-encoder is configured: over the best
+// RerankDepth results, each score is multiplied by
+//
+//	1 + RerankCoverage · C,   C = Σ idf(t)·w(t) / Σ idf(t)
+//
+// over the query's distinct terms t, where w(t) is 1 when the fact holds
+// t, RerankNeighbour when only the previous or next fact of its document
+// does, else 0. idf(t) = ln(1 + N/(1+df(t))) counts df over the N facts
+// scanned (the head and the facts next to them): a term most of them
+// share says little. Adjacent facts come from those recall already holds
+// (the context strategy's candidates), so it reads nothing from the
+// store. The factor is bounded, so the fused relevance stays first; the
+// head is then re-sorted. The cost is a scan of the N texts (about 0.1 ms
+// on LoCoMo).
+func (p *Pipeline) coverage(q memory.Query, a *analysis, results []memory.Result) []memory.Result {
+	if p.RerankCoverage <= 0 || len(results) < 2 {
+		return results
+	}
+	var stems []string
+	for _, t := range lex.Terms(q.Text) {
+		if len(stems) < maxCoverageTerms && !containsString(stems, t) {
+			stems = append(stems, t)
+		}
+	}
+	if len(stems) == 0 {
+		return results
+	}
+	n := p.RerankDepth
+	if n <= 0 {
+		n = DefaultRerankDepth
+	}
+	head := results[:min(n, len(results))]
+	m := termMatcher{stems: stems}
+	termsOf := m.bits // the query's stems a text holds, as bits
+	type pos struct {
+		doc string
+		seq int64
+	}
+	// The facts of the head and those next to them in their documents,
+	// among the facts recall holds; only these are scanned.
+	at := make(map[pos]*memory.Fact, len(a.facts)+len(head))
+	for _, f := range a.facts {
+		if f.DocumentID != "" {
+			at[pos{f.DocumentID, f.Seq}] = f
+		}
+	}
+	for _, r := range head {
+		if f := r.Fact; f.DocumentID != "" {
+			at[pos{f.DocumentID, f.Seq}] = f
+		}
+	}
+	bits := make(map[string]uint64, 3*len(head))
+	near := make([]uint64, len(head))
+	for i, r := range head {
+		f := r.Fact
+		if _, ok := bits[f.ID]; !ok {
+			bits[f.ID] = termsOf(f.Text)
+		}
+		if f.DocumentID == "" {
+			continue
+		}
+		for _, d := range []int64{-1, 1} {
+			if g := at[pos{f.DocumentID, f.Seq + d}]; g != nil {
+				b, ok := bits[g.ID]
+				if !ok {
+					b = termsOf(g.Text)
+					bits[g.ID] = b
+				}
+				near[i] |= b
+			}
+		}
+	}
+	df := make([]int, len(stems))
+	for _, b := range bits {
+		for i := range stems {
+			if b&(1<<i) != 0 {
+				df[i]++
+			}
+		}
+	}
+	idf := make([]float64, len(stems))
+	var total float64
+	for i := range stems {
+		idf[i] = math.Log(1 + float64(len(bits))/float64(1+df[i]))
+		total += idf[i]
+	}
+	for i := range head {
+		f := head[i].Fact
+		own := bits[f.ID]
+		var c float64
+		for j := range stems {
+			switch {
+			case own&(1<<j) != 0:
+				c += idf[j]
+			case near[i]&(1<<j) != 0:
+				c += p.RerankNeighbour * idf[j]
+			}
+		}
+		c /= total
+		head[i].Score *= 1 + p.RerankCoverage*c
+		if q.Explain {
+			if head[i].Explain == nil {
+				head[i].Explain = map[string]memory.StrategyScore{}
+			}
+			head[i].Explain[StrategyCoverage] = memory.StrategyScore{Score: c}
+		}
+	}
+	sortResults(head)
+	if q.Explain {
+		for i := range head {
+			s := head[i].Explain[StrategyCoverage]
+			s.Rank = i + 1
+			head[i].Explain[StrategyCoverage] = s
+		}
+	}
+	return results
+}
+
+// StrategyCoverage names the fallback reranker's coverage in explanations.
+const StrategyCoverage = "coverage"
+
+// termMatcher finds which of a query's stems (at most 64) a text holds.
+type termMatcher struct {
+	stems []string
+	buf   []byte
+	memo  map[string]uint64 // a word's bits, for the words stemmed
+}
+
+// bits returns, as bits, the stems that lex.Terms(text) holds. For ASCII
+// text it scans the words as lex.Words does, without its allocations.
+func (m *termMatcher) bits(text string) uint64 {
+	var bits uint64
+	match := func(b []byte) {
+		v, ok := m.memo[string(b)]
+		if !ok {
+			v, ok = m.word(b)
+		}
+		bits |= v
+	}
+	if !isASCII(text) {
+		for _, w := range lex.Words(text) {
+			match([]byte(w))
+		}
+		return bits
+	}
+	buf := m.buf[:0]
+	for i := 0; i <= len(text); i++ {
+		var c byte
+		if i < len(text) {
+			c = text[i]
+		}
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			buf = append(buf, c)
+			continue
+		case 'A' <= c && c <= 'Z':
+			buf = append(buf, c+'a'-'A')
+			continue
+		case c == '\'' && len(buf) > 0 && i+1 < len(text) && isAlnum(text[i+1]):
+			continue // "Mel's" is one word, "mels"
+		}
+		if len(buf) > 0 {
+			match(buf)
+		}
+		buf = buf[:0]
+	}
+	m.buf = buf
+	return bits
+}
+
+// word returns the stems word b (lower case) is, as bits, and whether it
+// was stemmed (then memoised); a word is stemmed only when its first two
+// letters are those of a query stem: Porter2 keeps them but in "dying",
+// "lying" and "tying" (→ "die", "lie", "tie"), and words under three
+// letters are their own stems.
+func (m *termMatcher) word(b []byte) (uint64, bool) {
+	var v uint64
+	w, s := "", ""
+	for i, t := range m.stems {
+		if len(b) < 3 || len(t) < 2 || t[0] != b[0] || t[1] != b[1] && !porterException(b) {
+			if t != string(b) {
+				continue
+			}
+		}
+		if w == "" {
+			w = string(b)
+			if lex.IsStopword(w) {
+				break
+			}
+			s = lex.Stem(w)
+		}
+		if s == t {
+			v |= 1 << i
+		}
+	}
+	if w == "" {
+		return 0, false
+	}
+	if m.memo == nil {
+		m.memo = map[string]uint64{}
+	}
+	m.memo[w] = v
+	return v, true
+}
+
+func porterException(b []byte) bool {
+	switch string(b) {
+	case "dying", "lying", "tying":
+		return true
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

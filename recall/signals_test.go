@@ -1,0 +1,39 @@
+package recall
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/internal/lex"
+)
+
+// TestTermMatcher: the matcher's bits are the query stems lex.Terms finds
+// in a text, ASCII (its own scan) or not (lex.Words).
+func TestTermMatcher(t *testing.T) {
+	stems := []string{}
+	for _, s := range lex.Terms("Melanie's kids painted sunsets happily; dying skies, x 5 news running ugly; lie tie hope") {
+		if !slices.Contains(stems, s) {
+			stems = append(stems, s)
+		}
+	}
+	m := termMatcher{stems: stems}
+	for _, text := range []string{
+		"Melanie painted a SUNSET with the kids!",
+		"Mel's kid's happiness: the sky is dying, skies are happy",
+		"Lying and tying, tied and tie; she hoped, hoping, ran happily",
+		"News: she ran, runs and is running; ugly x 5",
+		"Melanie’s café painting — naïve sunsets",
+		"",
+		"don't 'quote' it's x5 5x",
+	} {
+		var want uint64
+		for _, term := range lex.Terms(text) {
+			if i := slices.Index(stems, term); i >= 0 {
+				want |= 1 << i
+			}
+		}
+		if got := m.bits(text); got != want {
+			t.Errorf("bits(%q) = %b, want %b (stems %q, terms %q)", text, got, want, stems, lex.Terms(text))
+		}
+	}
+}
