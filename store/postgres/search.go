@@ -1,10 +1,12 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -100,42 +102,59 @@ func quoteLiteral(s string) string {
 // SearchText implements memory.Store: Okapi BM25 (k1 1.2, b 0.75, Lucene
 // IDF) with the bank's own statistics over the English text search vectors
 // of the facts' speaker and text. The terms are parsed as document text
-// (to_tsvector), never as query syntax: the tsquery is built from the
-// resulting lexemes, each quoted, ORed.
+// (to_tsvector), never as query syntax: only the resulting lexemes are
+// looked up.
 //
-// Two statements: the first reads the bank's statistics and each query
-// lexeme's document frequency (table lexemes); the second
-// scores the facts that match any lexeme (term frequencies from the
-// stored tsvector's positions, length from its word count).
+// The first statement reads the bank's statistics and each query
+// lexeme's document frequency and bounds (table lexemes). The facts are
+// then scored from their postings (table fact_lexemes: an index-only scan
+// of the query's lexemes, never the facts' rows), best first, and only
+// the best are read (by seq) to apply the filter; more of the ranking is
+// read only while too few of them pass.
+//
+// Top k with MaxScore pruning: a lexeme contributes at most its bound
+// (its IDF at the largest term frequency and shortest fact it occurs
+// in), so the common lexemes whose bounds sum below the k-th best score
+// cannot lift a fact that holds none of the others into the top k. The
+// search first ranks only the facts that hold one of the rarer
+// ("essential") lexemes, scored on all of them; when the k-th score it
+// finds is above the bounds of the rest, that is the answer, else it
+// ranks every fact that holds any lexeme. Either way the hits are the
+// exact top k.
 func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k int, flt memory.Filter) ([]memory.Hit, error) {
 	text := strings.Join(terms, " \n ")
-	rows, err := s.pool.Query(ctx, `SELECT b.fact_count, b.fact_words, w.lexeme, coalesce(l.df, 0)
+	rows, err := s.pool.Query(ctx, `SELECT b.fact_count, b.fact_words, w.lexeme, coalesce(l.df, 0), coalesce(l.max_tf, 0), coalesce(l.min_words, 0)
 		FROM banks b LEFT JOIN LATERAL (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english'::regconfig, $2::text))) w ON true
 		LEFT JOIN lexemes l ON l.bank_id = b.id AND l.lexeme = w.lexeme
 		WHERE b.id = $1`, bankID, text)
 	if err != nil {
 		return nil, fmt.Errorf("text search: %w", err)
 	}
+	type term struct {
+		lexeme            string
+		df, maxTF, minLen int64
+		idf, bound        float64
+	}
 	var n, words float64
-	var lexemes []string
-	var idfs []float64
+	var qs []term
 	found := false
 	for rows.Next() {
 		var lexeme *string
-		var df int64
+		var t term
 		var nf, nw int64
-		if err := rows.Scan(&nf, &nw, &lexeme, &df); err != nil {
+		if err := rows.Scan(&nf, &nw, &lexeme, &t.df, &t.maxTF, &t.minLen); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		found = true
 		n, words = float64(nf), float64(nw)
-		if lexeme == nil || df == 0 {
+		if lexeme == nil || t.df == 0 {
 			continue
 		}
-		d := float64(df)
-		lexemes = append(lexemes, *lexeme)
-		idfs = append(idfs, math.Log(1+(n-d+0.5)/(d+0.5)))
+		t.lexeme = *lexeme
+		d := float64(t.df)
+		t.idf = math.Log(1 + (n-d+0.5)/(d+0.5))
+		qs = append(qs, t)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -144,29 +163,127 @@ func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k
 	if !found {
 		return nil, unknownBank(bankID)
 	}
-	if k <= 0 || len(lexemes) == 0 || n == 0 {
+	if k <= 0 || len(qs) == 0 || n == 0 {
 		return nil, nil
 	}
-	avg := words / n
-	p := params{bankID, lexemes, idfs}
-	cond := filterSQL(flt, &p)
-	norm := func(col string) string {
-		if avg <= 0 {
-			return strconv.FormatFloat(bm25K1, 'g', -1, 64)
+	// The fact's length normalisation, k1 (1 - b + b len / avg), as
+	// c0 + c1 len.
+	c0, c1 := bm25K1, 0.0
+	if avg := words / n; avg > 0 {
+		c0, c1 = bm25K1*(1-bm25B), bm25K1*bm25B/avg
+	}
+	for i := range qs {
+		t := &qs[i]
+		// tf (k1+1) / (tf + c0 + c1 len) grows with tf and shrinks with
+		// len: its bound is at the largest tf and the fewest words (no
+		// bound recorded: any tf, no words).
+		t.bound = t.idf * (bm25K1 + 1)
+		if tf := float64(t.maxTF); tf > 0 {
+			t.bound *= tf / (tf + c0 + c1*float64(max(t.minLen, 0)))
 		}
-		return fmt.Sprintf("%g * (1 - %g + %g * %s / %s)", bm25K1, bm25B, bm25B, col, p.add(avg))
 	}
-	rows, err = s.pool.Query(ctx, `SELECT f.id, sum(q.idf * t.tf * `+strconv.FormatFloat(bm25K1+1, 'g', -1, 64)+` / (t.tf + `+norm("f.words")+`)) AS score
-		FROM facts f
-		CROSS JOIN LATERAL (SELECT u.lexeme, cardinality(u.positions)::float8 AS tf FROM unnest(f.tsv) u) t
-		JOIN unnest($2::text[], $3::float8[]) AS q(lexeme, idf) ON q.lexeme = t.lexeme
-		WHERE f.bank_id = $1 AND f.tsv @@ mnemo_lexemes_query($2::text[])`+cond+`
-		GROUP BY f.id, f.seq
-		ORDER BY score DESC, f.seq LIMIT `+p.add(k), p...)
-	if err != nil {
-		return nil, fmt.Errorf("text search: %w", err)
+	lexemes, idfs := make([]string, len(qs)), make([]float64, len(qs))
+	for i, t := range qs {
+		lexemes[i], idfs[i] = t.lexeme, t.idf
 	}
-	return scanHits(rows)
+	// The non-essential lexemes: the weakest bounds, as long as their sum
+	// stays well below the strongest bound (a guess at the k-th score,
+	// checked below) and the rest still hold more than k facts.
+	slices.SortFunc(qs, func(a, b term) int { return cmp.Compare(a.bound, b.bound) })
+	var rest, essentialDF float64
+	for _, t := range qs {
+		essentialDF += float64(t.df)
+	}
+	cut := 0
+	for cut < len(qs)-1 {
+		t := qs[cut]
+		if rest+t.bound > 0.5*qs[len(qs)-1].bound || essentialDF-float64(t.df) < float64(2*k) {
+			break
+		}
+		rest += t.bound
+		essentialDF -= float64(t.df)
+		cut++
+	}
+	if cut > 0 {
+		essential := make([]string, 0, len(qs)-cut)
+		for _, t := range qs[cut:] {
+			essential = append(essential, t.lexeme)
+		}
+		hits, err := s.rankText(ctx, bankID, lexemes, idfs, essential, c0, c1, k, flt)
+		if err != nil {
+			return nil, err
+		}
+		// A fact holding none of the essential lexemes scores at most
+		// rest: below the k-th hit (with a margin for rounding), it is
+		// not in the top k.
+		if len(hits) >= k && hits[k-1].Score > rest*(1+1e-9)+1e-12 {
+			return hits, nil
+		}
+	}
+	return s.rankText(ctx, bankID, lexemes, idfs, nil, c0, c1, k, flt)
+}
+
+// rankText returns the top k facts that pass flt by BM25 over the query's
+// lexemes (with their IDFs; c0 + c1 len the length normalisation), among
+// the facts that hold one of essential (nil: any of lexemes).
+func (s *Store) rankText(ctx context.Context, bankID string, lexemes []string, idfs []float64, essential []string, c0, c1 float64, k int, flt memory.Filter) ([]memory.Hit, error) {
+	p := params{bankID, lexemes, idfs, bm25K1 + 1, c0, c1}
+	only := ""
+	if essential != nil {
+		only = ` AND t.seq IN (SELECT e.seq FROM fact_lexemes e WHERE e.bank_id = $1 AND e.lexeme = ANY(` + p.add(essential) + `::text[]))`
+	}
+	cond := filterSQL(flt, &p)
+	limit, offset := p.add(0), p.add(0)
+	sql := `SELECT f.id, c.score, c.seq FROM (
+			SELECT t.seq, sum(q.idf * $4::float8 * t.tf / (t.tf + $5::float8 + $6::float8 * t.words)) AS score
+			FROM fact_lexemes t JOIN unnest($2::text[], $3::float8[]) AS q(lexeme, idf) ON q.lexeme = t.lexeme
+			WHERE t.bank_id = $1 AND t.lexeme = ANY($2::text[])` + only + `
+			GROUP BY t.seq ORDER BY score DESC, t.seq LIMIT ` + limit + ` OFFSET ` + offset + `) c
+		LEFT JOIN facts f ON f.bank_id = $1 AND f.seq = c.seq` + cond
+	type cand struct {
+		hit memory.Hit
+		seq int64
+	}
+	var hits []cand
+	for m, off := k+k/4+16, 0; ; off, m = off+m, m*4 {
+		p[len(p)-2], p[len(p)-1] = m, off
+		rows, err := s.pool.Query(ctx, sql, p...)
+		if err != nil {
+			return nil, fmt.Errorf("text search: %w", err)
+		}
+		seen := 0
+		for rows.Next() {
+			var id *string
+			var c cand
+			if err := rows.Scan(&id, &c.hit.Score, &c.seq); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("text search: %w", err)
+			}
+			seen++
+			if id != nil {
+				c.hit.ID = *id
+				hits = append(hits, c)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("text search: %w", err)
+		}
+		if len(hits) >= k || seen < m {
+			break
+		}
+	}
+	slices.SortFunc(hits, func(a, b cand) int {
+		if c := cmp.Compare(b.hit.Score, a.hit.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	out := make([]memory.Hit, 0, min(k, len(hits)))
+	for _, c := range hits[:min(k, len(hits))] {
+		out = append(out, c.hit)
+	}
+	return out, nil
 }
 
 // SearchVectorExact is SearchVector by exact scan, even in a bank with an
@@ -206,10 +323,11 @@ var _ memory.DocumentSearcher = (*Store)(nil)
 
 // SearchDocuments implements memory.DocumentSearcher: Okapi BM25 over
 // documents, each the text of all its facts (any status), with the
-// statistics of the bank's documents that have facts — computed by the
-// query from the facts' stored text search vectors, so they are always
-// current. Its cost follows the bank's size (one pass over its facts'
-// word counts) and the matching facts.
+// statistics of the bank's documents that have facts, kept by every write
+// (doc_stats: each document's length and first seq; doc_lexemes: each
+// lexeme's term frequency in each document, keyed by lexeme). Its cost
+// follows the postings of the query's lexemes (and one pass over the
+// bank's document lengths), not the bank's facts.
 func (s *Store) SearchDocuments(ctx context.Context, bankID string, terms []string, k int) ([]memory.Hit, error) {
 	if err := requireBank(ctx, s.pool, bankID); err != nil {
 		return nil, err
@@ -217,21 +335,16 @@ func (s *Store) SearchDocuments(ctx context.Context, bankID string, terms []stri
 	if k <= 0 || len(terms) == 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `WITH q AS (SELECT array_agg(DISTINCT lexeme) AS lexemes FROM unnest(to_tsvector('english'::regconfig, $2::text))),
-		docs AS (SELECT document_id, sum(words)::float8 AS len, min(seq) AS first FROM facts
-			WHERE bank_id = $1 AND document_id <> '' GROUP BY document_id),
-		stats AS (SELECT count(*)::float8 AS n, coalesce(avg(len), 0) AS avg FROM docs),
-		tf AS (SELECT f.document_id, u.lexeme, sum(cardinality(u.positions))::float8 AS tf
-			FROM facts f CROSS JOIN LATERAL unnest(f.tsv) u, q
-			WHERE f.bank_id = $1 AND f.document_id <> '' AND q.lexemes IS NOT NULL
-				AND f.tsv @@ mnemo_lexemes_query(q.lexemes) AND u.lexeme = ANY(q.lexemes)
-			GROUP BY f.document_id, u.lexeme),
-		df AS (SELECT lexeme, count(*)::float8 AS df FROM tf GROUP BY lexeme)
-		SELECT tf.document_id, sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * tf.tf * $3
-				/ (tf.tf + $4 * (1 - $5 + $5 * d.len / greatest(stats.avg, 1e-9)))) AS score
-		FROM tf JOIN df ON df.lexeme = tf.lexeme JOIN docs d ON d.document_id = tf.document_id CROSS JOIN stats
-		GROUP BY tf.document_id, d.first
-		ORDER BY score DESC, d.first LIMIT $6`,
+	rows, err := s.pool.Query(ctx, `WITH q AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english'::regconfig, $2::text))),
+		stats AS (SELECT count(*)::float8 AS n, coalesce(avg(words), 0)::float8 AS avg FROM doc_stats WHERE bank_id = $1),
+		df AS (SELECT q.lexeme, count(*)::float8 AS df FROM q JOIN doc_lexemes d ON d.bank_id = $1 AND d.lexeme = q.lexeme
+			GROUP BY q.lexeme)
+		SELECT d.document_id, sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * d.tf * $3
+				/ (d.tf + $4 * (1 - $5 + $5 * s.words / greatest(stats.avg, 1e-9)))) AS score
+		FROM df JOIN doc_lexemes d ON d.bank_id = $1 AND d.lexeme = df.lexeme
+			JOIN doc_stats s ON s.bank_id = $1 AND s.document_id = d.document_id CROSS JOIN stats
+		GROUP BY d.document_id, s.first_seq
+		ORDER BY score DESC, s.first_seq LIMIT $6`,
 		bankID, strings.Join(terms, " \n "), bm25K1+1, bm25K1, bm25B, k)
 	if err != nil {
 		return nil, fmt.Errorf("document search: %w", err)

@@ -350,11 +350,24 @@ func apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch, now func() time
 	return res, nil
 }
 
-// countLexemesSQL adds new facts ($2) to the bank's document frequencies.
-const countLexemesSQL = `INSERT INTO lexemes AS l (bank_id, lexeme, df)
-	SELECT $1, u.lexeme, count(*) FROM facts f, unnest(f.tsv) u WHERE f.bank_id = $1 AND f.id = ANY($2)
-	GROUP BY u.lexeme ORDER BY u.lexeme
-	ON CONFLICT (bank_id, lexeme) DO UPDATE SET df = l.df + excluded.df`
+// countLexemesSQL adds new facts ($2) to the bank's BM25 statistics: the
+// facts' postings (fact_lexemes), their document frequencies with the bounds of their term frequencies
+// and lengths (lexemes), and their documents' lengths and term
+// frequencies (doc_stats, doc_lexemes). One statement: the import
+// (export.go) runs it too.
+const countLexemesSQL = `WITH f AS (SELECT id, seq, document_id, words, tsv FROM facts WHERE bank_id = $1 AND id = ANY($2)),
+	u AS (SELECT f.seq, f.document_id, f.words, x.lexeme, cardinality(x.positions) AS tf FROM f, unnest(f.tsv) x),
+	ds AS (INSERT INTO doc_stats AS s (bank_id, document_id, words, first_seq)
+		SELECT $1, document_id, sum(words), min(seq) FROM f WHERE document_id <> '' GROUP BY document_id ORDER BY document_id
+		ON CONFLICT (bank_id, document_id) DO UPDATE SET words = s.words + excluded.words, first_seq = LEAST(s.first_seq, excluded.first_seq)),
+	fl AS (INSERT INTO fact_lexemes (bank_id, lexeme, seq, tf, words) SELECT $1, lexeme, seq, tf, words FROM u),
+	dl AS (INSERT INTO doc_lexemes AS d (bank_id, lexeme, document_id, tf)
+		SELECT $1, lexeme, document_id, sum(tf) FROM u WHERE document_id <> '' GROUP BY lexeme, document_id ORDER BY lexeme, document_id
+		ON CONFLICT (bank_id, lexeme, document_id) DO UPDATE SET tf = d.tf + excluded.tf)
+	INSERT INTO lexemes AS l (bank_id, lexeme, df, max_tf, min_words)
+	SELECT $1, lexeme, count(*), max(tf), min(words) FROM u GROUP BY lexeme ORDER BY lexeme
+	ON CONFLICT (bank_id, lexeme) DO UPDATE SET df = l.df + excluded.df,
+		max_tf = GREATEST(l.max_tf, excluded.max_tf), min_words = LEAST(l.min_words, excluded.min_words)`
 
 // counts is what a write takes from a bank's BM25 statistics.
 type counts struct {
@@ -397,6 +410,15 @@ func deleteDocument(ctx context.Context, tx pgx.Tx, bank, docID string, pending 
 	b.Queue(`UPDATE lexemes l SET df = l.df - d.n FROM (SELECT u.lexeme, count(*) AS n FROM facts f, unnest(f.tsv) u
 		WHERE f.bank_id = $1 AND f.document_id = $2 AND NOT f.id = ANY($3) GROUP BY u.lexeme) d
 		WHERE l.bank_id = $1 AND l.lexeme = d.lexeme`, bank, docID, pending)
+	// The document's statistics go whole (every fact of it goes); those
+	// of pending facts were not written yet (totals.flush writes them, for
+	// the facts that still exist then).
+	b.Queue(`DELETE FROM doc_lexemes WHERE bank_id = $1 AND document_id = $2 AND lexeme IN
+		(SELECT u.lexeme FROM facts f, unnest(f.tsv) u WHERE f.bank_id = $1 AND f.document_id = $2)`, bank, docID)
+	b.Queue(`DELETE FROM doc_stats WHERE bank_id = $1 AND document_id = $2`, bank, docID)
+	b.Queue(`DELETE FROM fact_lexemes p USING (SELECT u.lexeme, f.seq FROM facts f, unnest(f.tsv) u
+		WHERE f.bank_id = $1 AND f.document_id = $2) d
+		WHERE p.bank_id = $1 AND p.lexeme = d.lexeme AND p.seq = d.seq`, bank, docID)
 	b.Queue(`WITH d AS (DELETE FROM facts WHERE bank_id = $1 AND document_id = $2 RETURNING id, words)
 		SELECT count(*), coalesce(sum(words), 0) FROM d WHERE NOT id = ANY($3)`, bank, docID, pending).QueryRow(func(r pgx.Row) error {
 		var n, words int64
