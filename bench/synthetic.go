@@ -188,6 +188,8 @@ type SyntheticReport struct {
 	// ANNRecall10 is the mean share of the exact 10 nearest facts the
 	// store's vector search found for the queries; 0 when not measured.
 	ANNRecall10 float64 `json:"ann_recall_at_10,omitempty"`
+	// Memory is where the RSS goes, read with it after the run.
+	Memory Memory `json:"memory"`
 
 	Documents  int           `json:"-"` // documents retained
 	Recalls    int           `json:"-"` // recalls run
@@ -292,6 +294,7 @@ func RunSynthetic(ctx context.Context, eng Engine, opts SyntheticOptions) (*Synt
 	r.IngestFactsPerSec = perSecond(r.Facts, r.IngestTime)
 	r.RecallMS = Percentiles(latencies)
 	r.RSSMB, r.PeakRSSMB = memoryUse()
+	r.Memory = ReadMemory()
 	return r, nil
 }
 
@@ -343,10 +346,13 @@ func (r *SyntheticReport) WriteText(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "ingest: %d facts from %d documents in %s (%.1f facts/s, %s)\n"+
 		"recall: %d queries, p50 %.2f ms, p95 %.2f ms, p99 %.2f ms\n"+
-		"memory: rss %.1f MB, peak %.1f MB\n",
+		"memory: rss %.1f MB, peak %.1f MB; ",
 		r.Facts, r.Documents, r.IngestTime.Round(time.Millisecond), r.IngestFactsPerSec, how,
 		r.Recalls, r.RecallMS.P50, r.RecallMS.P95, r.RecallMS.P99,
 		r.RSSMB, r.PeakRSSMB)
+	if err == nil {
+		err = r.Memory.WriteText(w)
+	}
 	if err == nil && (r.IndexWaitMS > 0 || r.ANNRecall10 > 0) {
 		_, err = fmt.Fprintf(w, "index: ready %.0f ms after the ingest, vector recall@10 %.3f against exact\n", r.IndexWaitMS, r.ANNRecall10)
 	}

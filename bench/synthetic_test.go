@@ -170,7 +170,7 @@ func TestRunSynthetic(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	if keys := sortedKeys(got); !reflect.DeepEqual(keys, []string{"bulk", "facts", "ingest_facts_per_s", "peak_rss_mb", "recall_ms", "rss_mb"}) {
+	if keys := sortedKeys(got); !reflect.DeepEqual(keys, []string{"bulk", "facts", "ingest_facts_per_s", "memory", "peak_rss_mb", "recall_ms", "rss_mb"}) {
 		t.Errorf("JSON keys: got %q", keys)
 	}
 

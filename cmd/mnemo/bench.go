@@ -170,7 +170,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 		Short: "Time a fresh process's first recall on an existing bank (--db), then its steady recalls and memory",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := g.startup(cmd, suBank, seed, queries)
+			rep, err := g.startup(cmd, suBank, seed, queries, memProfile)
 			if err != nil {
 				return err
 			}
@@ -218,6 +218,8 @@ type startupReport struct {
 	// HeapMB is the Go heap in use at the end (the rest of the RSS is
 	// SQLite's page caches, the runtime, and heap not yet returned).
 	HeapMB float64 `json:"heap_mb"`
+	// Memory is where the RSS goes, read with it.
+	Memory bench.Memory `json:"memory"`
 }
 
 func (r *startupReport) writeText(g *globals) error {
@@ -229,12 +231,18 @@ func (r *startupReport) writeText(g *globals) error {
 		_, err = fmt.Fprintf(g.stdout, "\nstartup then: index ready +%.0f ms, recall p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, rss %.1f MB (peak %.1f MB, Go heap in use %.1f MB)\n",
 			r.IndexWaitMS, r.RecallMS.P50, r.RecallMS.P95, r.RecallMS.P99, r.RSSMB, r.PeakRSSMB, r.HeapMB)
 	}
+	if err == nil {
+		_, err = fmt.Fprint(g.stdout, "startup memory: ")
+	}
+	if err == nil {
+		err = r.Memory.WriteText(g.stdout)
+	}
 	return err
 }
 
 // startup opens the engine on --db, times its first recall of the bank,
 // waits for the store's background index and times the synthetic queries.
-func (g *globals) startup(cmd *cobra.Command, bank string, seed int64, queries int) (*startupReport, error) {
+func (g *globals) startup(cmd *cobra.Command, bank string, seed int64, queries int, memProfile string) (*startupReport, error) {
 	ctx := cmd.Context()
 	cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1}
 	if err := g.configure(ctx, &cfg); err != nil {
@@ -280,6 +288,12 @@ func (g *globals) startup(cmd *cobra.Command, bank string, seed int64, queries i
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	rep.HeapMB = float64(ms.HeapInuse) / (1 << 20)
+	rep.Memory = bench.ReadMemory()
+	if memProfile != "" {
+		if err := writeHeapProfile(memProfile); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
 }
 

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
@@ -89,20 +92,65 @@ func BenchmarkStore_SearchText(b *testing.B) {
 	}
 }
 
+// BenchmarkStore_SearchVector times SearchVector (k 100) once the graph
+// is linked, and reports its recall@10 against SearchVectorExact, the
+// p50/p99 of one search and the live Go heap of the store.
 func BenchmarkStore_SearchVector(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			s, rng := fillBench(b, n)
 			ctx := context.Background()
-			q := unitVector(rng, 384)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := s.SearchVector(ctx, "bench", q, 100, memory.Filter{}); err != nil {
+			if err := s.WaitIndexed(ctx, "bench"); err != nil {
+				b.Fatal(err)
+			}
+			qs := make([][]float32, 64)
+			var recall float64
+			for i := range qs {
+				qs[i] = unitVector(rng, 384)
+				got, err := s.SearchVector(ctx, "bench", qs[i], 10, memory.Filter{})
+				if err != nil {
 					b.Fatal(err)
 				}
+				want, err := s.SearchVectorExact(ctx, "bench", qs[i], 10, memory.Filter{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				recall += recallOf(got, want)
 			}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t := time.Now()
+				if _, err := s.SearchVector(ctx, "bench", qs[i%len(qs)], 100, memory.Filter{}); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(recall/float64(len(qs)), "recall@10")
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
 		})
 	}
+}
+
+// recallOf is the share of want's ids found in got.
+func recallOf(got, want []memory.Hit) float64 {
+	if len(want) == 0 {
+		return 1
+	}
+	n := 0
+	for _, w := range want {
+		if slices.ContainsFunc(got, func(h memory.Hit) bool { return h.ID == w.ID }) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(want))
 }
 
 func BenchmarkStore_Write(b *testing.B) {

@@ -72,7 +72,10 @@ type bankIndex struct {
 	efSearch     int
 	spillDir     string
 
-	termID   map[string]int32
+	termID map[string]int32
+	// terms holds every slot's distinct term ids (for removal), slot i's
+	// at meta[i].termOff: one array instead of a slice per fact.
+	terms    []int32
 	postings [][]posting // by term id
 	df       []int32     // live documents per term id
 	totalLen int64       // sum of live documents' lengths
@@ -89,7 +92,6 @@ type posting struct {
 type indexEntry struct {
 	pk        int64
 	id        string
-	terms     []int32 // distinct term ids, for removal
 	tags      []string
 	kind      memory.FactKind
 	status    memory.Status
@@ -98,9 +100,12 @@ type indexEntry struct {
 	// (µs; expiredAt 0 while it has not expired), for as-of filters.
 	createdAt, expiredAt int64
 	length               int32 // words after stopword removal
-	dead                 bool
-	hasVec               bool
-	sensitive            bool
+	// termOff and termN place the fact's distinct term ids in
+	// bankIndex.terms.
+	termOff, termN uint32
+	dead           bool
+	hasVec         bool
+	sensitive      bool
 }
 
 // newEntry is a fact on its way into the index: its entry, its vector and
@@ -265,7 +270,7 @@ func (x *bankIndex) add(e *newEntry) {
 		x.vecs.Append(v)
 		x.exact.append(v)
 	}
-	e.terms = make([]int32, 0, len(e.words))
+	e.termOff, e.termN = uint32(len(x.terms)), uint32(len(e.words))
 	for _, w := range e.words {
 		id, ok := x.termID[w.term]
 		if !ok {
@@ -276,7 +281,7 @@ func (x *bankIndex) add(e *newEntry) {
 		}
 		x.postings[id] = append(x.postings[id], posting{slot, w.tf})
 		x.df[id]++
-		e.terms = append(e.terms, id)
+		x.terms = append(x.terms, id)
 	}
 	x.totalLen += int64(e.length)
 	x.pos[e.pk] = int(slot)
@@ -296,11 +301,11 @@ func (x *bankIndex) remove(pk int64) {
 		return
 	}
 	e := &x.meta[i]
-	for _, t := range e.terms {
+	for _, t := range x.terms[e.termOff : e.termOff+e.termN] {
 		x.df[t]--
 	}
 	x.totalLen -= int64(e.length)
-	e.dead, e.hasVec, e.terms, e.tags = true, false, nil, nil
+	e.dead, e.hasVec, e.termN, e.tags = true, false, 0, nil
 	x.setState(i)
 	delete(x.pos, pk)
 	delete(x.byID, e.id)
@@ -324,6 +329,8 @@ func (x *bankIndex) compact() {
 	}
 	var buf []float32
 	var raw []byte
+	oldTerms := x.terms
+	x.terms = make([]int32, 0, len(oldTerms))
 	for i := range old {
 		if old[i].dead {
 			oldSlot[i] = -1
@@ -333,7 +340,10 @@ func (x *bankIndex) compact() {
 		oldSlot[i] = int32(n)
 		x.pos[old[i].pk] = n
 		x.byID[old[i].id] = n
-		x.meta = append(x.meta, old[i])
+		e := old[i]
+		e.termOff = uint32(len(x.terms))
+		x.terms = append(x.terms, oldTerms[old[i].termOff:old[i].termOff+old[i].termN]...)
+		x.meta = append(x.meta, e)
 		x.setState(n)
 		if x.dim > 0 {
 			var err error

@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
@@ -32,6 +33,22 @@ import (
 // DefaultBusyTimeout is how long a statement waits for another
 // connection's (or process's) lock before failing.
 const DefaultBusyTimeout = 10 * time.Second
+
+// DefaultWriterIdle is how long the writer connection must go without a
+// write before its page cache is released (Store.WriterIdle).
+const DefaultWriterIdle = 2 * time.Second
+
+// writerCacheKiB is the writer connection's page cache: the graph
+// indexes of a large bank take random inserts, and a bulk import runs
+// faster with them cached. Under modernc's allocator each 4 KiB page
+// takes an 8 KiB block, so a full cache holds twice this in memory until
+// Store.WriterIdle releases it.
+const writerCacheKiB = 64 << 10
+
+// readerCacheKiB is each reader connection's page cache (up to 8 of
+// them; twice this in memory each, as for the writer). Readers look up
+// rows by key, and the OS's page cache serves a miss for a system call.
+const readerCacheKiB = 1 << 10
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
@@ -64,6 +81,19 @@ type Store struct {
 	IndexWorkers int
 	EfSearch     int
 
+	// WriterIdle is how long the writer connection must go without a
+	// write before its page cache is released (PRAGMA shrink_memory):
+	// a bulk import fills it (up to 128 MiB of memory), and an idle
+	// process should not keep it. DefaultWriterIdle; 0 or less: never.
+	// The next write reads its pages again from the OS's cache.
+	WriterIdle time.Duration
+
+	// idleMu guards idleTimer, the pending release of the writer's
+	// cache; lastWrite is the time of the last write (UnixNano).
+	idleMu    sync.Mutex
+	idleTimer *time.Timer
+	lastWrite atomic.Int64
+
 	mu      sync.Mutex
 	indexes map[string]*bankIndex // by bank id
 	// closing is closed by Close to stop the graph builders, which wg
@@ -88,9 +118,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
-	// The writer gets a 64 MiB page cache (the graph indexes of a large
-	// bank take random inserts); readers, which the in-process index spares
-	// most page reads, 2 MiB each.
+	// The writer gets a 64 MiB page cache (writerCacheKiB); readers, which
+	// the in-process index spares most page reads, readerCacheKiB each.
 	dsn := func(txlock string, cacheKiB int) string {
 		q := url.Values{}
 		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", DefaultBusyTimeout.Milliseconds()))
@@ -107,14 +136,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		q.Set("_txlock", txlock)
 		return "file:" + path + "?" + q.Encode()
 	}
-	wdb, err := sql.Open("sqlite", dsn("immediate", 64<<10))
+	wdb, err := sql.Open("sqlite", dsn("immediate", writerCacheKiB))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	wdb.SetMaxOpenConns(1)
 	wdb.SetConnMaxIdleTime(0)
 	s := &Store{path: path, wdb: wdb, Now: time.Now, indexes: map[string]*bankIndex{}, closing: make(chan struct{}),
-		ANNThreshold: DefaultANNThreshold, IndexWorkers: runtime.GOMAXPROCS(0)}
+		ANNThreshold: DefaultANNThreshold, IndexWorkers: runtime.GOMAXPROCS(0), WriterIdle: DefaultWriterIdle}
 	// WAL is a property of the file; set it through the writer. (The page
 	// size stays SQLite's 4 KiB: 16 KiB pages were measured 10% slower on
 	// ingest, as random index inserts dirty whole pages.)
@@ -126,7 +155,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		wdb.Close()
 		return nil, err
 	}
-	rdb, err := sql.Open("sqlite", dsn("deferred", 2<<10))
+	rdb, err := sql.Open("sqlite", dsn("deferred", readerCacheKiB))
 	if err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -146,6 +175,11 @@ func (s *Store) Close() error {
 		close(s.closing)
 	}
 	s.mu.Unlock()
+	s.idleMu.Lock()
+	if s.idleTimer != nil {
+		s.idleTimer.Stop()
+	}
+	s.idleMu.Unlock()
 	s.wg.Wait()
 	s.mu.Lock()
 	for _, x := range s.indexes {
@@ -371,7 +405,48 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	s.wrote()
 	return nil
+}
+
+// wrote records a write and schedules the release of the writer's page
+// cache once it has been idle for WriterIdle.
+func (s *Store) wrote() {
+	if s.WriterIdle <= 0 {
+		return
+	}
+	s.lastWrite.Store(time.Now().UnixNano())
+	s.idleMu.Lock()
+	defer s.idleMu.Unlock()
+	if s.idleTimer == nil {
+		s.idleTimer = time.AfterFunc(s.WriterIdle, s.releaseIdle)
+	}
+}
+
+// releaseIdle releases the writer's page cache if no write came for
+// WriterIdle, or waits again for the rest of that time.
+func (s *Store) releaseIdle() {
+	s.idleMu.Lock()
+	if idle := time.Since(time.Unix(0, s.lastWrite.Load())); idle < s.WriterIdle {
+		s.idleTimer.Reset(s.WriterIdle - idle)
+		s.idleMu.Unlock()
+		return
+	}
+	s.idleTimer = nil
+	s.idleMu.Unlock()
+	s.mu.Lock()
+	select {
+	case <-s.closing:
+		s.mu.Unlock()
+		return
+	default:
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer s.wg.Done()
+	// Every page is clean after a commit, so this frees the whole cache.
+	// A failure costs memory, not correctness.
+	_, _ = s.wdb.Exec(`PRAGMA shrink_memory`)
 }
 
 type queryer interface {
