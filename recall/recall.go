@@ -12,12 +12,14 @@ package recall
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/internal/lex"
+	"github.com/mnemo-ai/mnemo/internal/wordnet"
 	"github.com/mnemo-ai/mnemo/memory"
 	"golang.org/x/sync/errgroup"
 )
@@ -42,6 +44,10 @@ const (
 	// DefaultBoost bounds each multiplicative boost (decay, recency), so
 	// relevance stays first.
 	DefaultBoost = 0.05
+	// DefaultKindWeight: the facts that name kinds of what a question
+	// asks for ("karate" for "what martial arts…") join the keyword hits
+	// with their best scoring as the best keyword hit (docs/recall.md).
+	DefaultKindWeight = 1.0
 )
 
 // Weights are the per-strategy weights of the fusion. A zero weight turns
@@ -110,10 +116,20 @@ type Pipeline struct {
 	NeighbourRadius int
 	NeighbourDecay  float64
 	SpeakerBoost    float64
+
+	// Kinds finds the query words that name what the answer is a kind
+	// of, and words for those kinds ("what martial arts…" → "arts":
+	// karate, judo, …); a fact that says a kind joins the keyword hits of
+	// the context strategy. New sets it to the embedded WordNet
+	// (wordnet.QueryKinds); nil turns the expansion off.
+	Kinds func(words []string) map[string][]string
+	// KindWeight (DefaultKindWeight) is what the best hit of the kinds
+	// scores against the best keyword hit; 0 turns the search off.
+	KindWeight float64
 }
 
 // DefaultRerankDepth is how many fused results a Reranker reorders.
-const DefaultRerankDepth = 30
+const DefaultRerankDepth = 20
 
 // rerank reorders the head of results by the Reranker's scores, keeping
 // the fused order among equal scores and for the tail. When the reranker
@@ -213,7 +229,8 @@ func New(store memory.Store, emb memory.Embedder, rt TimeResolver) *Pipeline {
 		RRFK: DefaultRRFK, Candidates: DefaultCandidates, KeywordFloor: DefaultKeywordFloor, Now: time.Now,
 		DocumentShare: DefaultDocumentShare, NeighbourShare: DefaultNeighbourShare, NeighbourRadius: DefaultNeighbourRadius,
 		NeighbourDecay: DefaultNeighbourDecay, SpeakerBoost: DefaultSpeakerBoost,
-		RerankCoverage: DefaultRerankCoverage, RerankNeighbour: DefaultRerankNeighbour}
+		RerankCoverage: DefaultRerankCoverage, RerankNeighbour: DefaultRerankNeighbour,
+		Kinds: wordnet.QueryKinds, KindWeight: DefaultKindWeight}
 }
 
 // Validate checks a query: a valid bank, non-empty valid UTF-8 text of at
@@ -434,8 +451,10 @@ func (p *Pipeline) search(ctx context.Context, q memory.Query, a *analysis) ([]r
 	}
 	if w.Keyword > 0 || w.Context > 0 {
 		var docs func() (map[string]float64, error)
+		var kinds func() ([]memory.Hit, error)
 		if w.Context > 0 {
 			docs = p.documentScores(gctx, q, a.Terms) // beside the keyword search
+			kinds = p.kindSearch(gctx, q, a)
 		}
 		g.Go(func() error {
 			all, err := p.Store.SearchText(gctx, q.BankID, a.Terms, k, q.Filter)
@@ -443,6 +462,13 @@ func (p *Pipeline) search(ctx context.Context, q memory.Query, a *analysis) ([]r
 				return fmt.Errorf("keyword search: %w", err)
 			}
 			key = cutWeak(all, p.KeywordFloor)
+			if kinds != nil {
+				kh, err := kinds()
+				if err != nil {
+					return err
+				}
+				all = mergeKinds(all, kh, p.KindWeight)
+			}
 			if w.Context > 0 {
 				ds, err := docs()
 				if err != nil {
@@ -538,4 +564,91 @@ func Matches(f *memory.Fact, flt memory.Filter) bool {
 		}
 	}
 	return true
+}
+
+// kindSearch starts the keyword search for the words naming kinds of what
+// the query asks for (Pipeline.Kinds), beside the keyword search, and
+// returns a function that waits for its hits (none when the query asks
+// for no kind); nil when the search is off.
+func (p *Pipeline) kindSearch(ctx context.Context, q memory.Query, a *analysis) func() ([]memory.Hit, error) {
+	if p.Kinds == nil || p.KindWeight <= 0 {
+		return nil
+	}
+	type result struct {
+		hits []memory.Hit
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		terms := kindTerms(p.Kinds(a.words), a.Terms)
+		if len(terms) == 0 {
+			done <- result{}
+			return
+		}
+		hits, err := p.Store.SearchText(ctx, q.BankID, terms, max(p.Candidates, q.Limit), q.Filter)
+		done <- result{hits, err}
+	}()
+	return func() ([]memory.Hit, error) {
+		r := <-done
+		if r.err != nil {
+			return nil, fmt.Errorf("kind search: %w", r.err)
+		}
+		return r.hits, nil
+	}
+}
+
+// kindTerms are the words of kinds (by query word) that are not already
+// among the query's terms, each once, in a fixed order.
+func kindTerms(kinds map[string][]string, terms []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range terms {
+		seen[t] = true
+	}
+	for _, w := range slices.Sorted(maps.Keys(kinds)) {
+		for _, k := range kinds[w] {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// mergeKinds adds the hits of the kind search to the keyword hits (best
+// first), scaled so the best kind hit scores weight × the best keyword
+// hit, and returns them best first.
+func mergeKinds(hits, ex []memory.Hit, weight float64) []memory.Hit {
+	if len(ex) == 0 || ex[0].Score <= 0 {
+		return hits
+	}
+	top := 1.0
+	if len(hits) > 0 && hits[0].Score > 0 {
+		top = hits[0].Score
+	}
+	at := make(map[string]int, len(hits))
+	for i, h := range hits {
+		at[h.ID] = i
+	}
+	out := slices.Clone(hits)
+	for _, h := range ex {
+		s := weight * top * h.Score / ex[0].Score
+		if i, ok := at[h.ID]; ok {
+			out[i].Score += s
+		} else {
+			at[h.ID] = len(out)
+			out = append(out, memory.Hit{ID: h.ID, Score: s})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b memory.Hit) int {
+		if a.Score > b.Score {
+			return -1
+		}
+		if a.Score < b.Score {
+			return 1
+		}
+		return 0
+	})
+	return out
 }

@@ -714,3 +714,59 @@ func TestPipeline_Recall_Concurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeline_Recall_Kinds: a question that asks for a kind of thing
+// ("which musical instruments…") finds the fact that names one ("the
+// cello") and shares no word with it: the embedded WordNet knows the
+// cello is a musical instrument. Without the expansion no keyword
+// evidence reaches the cello.
+func TestPipeline_Recall_Kinds(t *testing.T) {
+	b := newBank(t)
+	q := memory.Query{Text: "Which musical instruments came up?", Explain: true}
+	cello := b.fact("I started learning the cello")
+	score := func(rec *memory.Recollection) float64 {
+		for _, r := range rec.Results {
+			if r.Fact.ID == cello.ID {
+				return r.Explain[recall.StrategyContext].Score
+			}
+		}
+		return 0
+	}
+	rec := b.recall(q)
+	if len(rec.Results) == 0 || rec.Results[0].Fact.ID != cello.ID {
+		t.Errorf("with kinds: results %q, want the cello first", resultTexts(rec.Results))
+	}
+	if s := score(rec); s <= 0 {
+		t.Errorf("the cello's context score with kinds = %g, want > 0", s)
+	}
+	b.p.Kinds = nil
+	if s := score(b.recall(q)); s != 0 {
+		t.Errorf("the cello's context score without kinds = %g, want 0", s)
+	}
+}
+
+// TestPipeline_Recall_KindsFunc: the pipeline searches the words
+// Pipeline.Kinds gives, and KindWeight 0 turns the search off.
+func TestPipeline_Recall_KindsFunc(t *testing.T) {
+	b := newBank(t)
+	var asked []string
+	b.p.Kinds = func(words []string) map[string][]string {
+		asked = words
+		return map[string][]string{"pets": {"retriever", "dog"}}
+	}
+	q := memory.Query{Text: "What pets does Bob have?"}
+	dog := b.fact("I adopted a golden retriever")
+	rec := b.recall(q)
+	if !slices.Equal(asked, []string{"what", "pets", "does", "bob", "have"}) {
+		t.Errorf("Kinds asked with %q", asked)
+	}
+	if len(rec.Results) == 0 || rec.Results[0].Fact.ID != dog.ID {
+		t.Errorf("results %q, want the retriever first", resultTexts(rec.Results))
+	}
+	b.p.KindWeight = 0
+	asked = nil
+	b.recall(q)
+	if asked != nil {
+		t.Error("Kinds called with KindWeight 0")
+	}
+}
