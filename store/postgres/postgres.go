@@ -93,6 +93,9 @@ type Store struct {
 	// retryAt when a failed build may be tried again.
 	building map[string]bool
 	retryAt  map[string]time.Time
+	// analyze refreshes the planner's statistics after imports
+	// (analyze.go).
+	analyze analyzer
 }
 
 // Open connects to the database at url (postgres://…), applies pending

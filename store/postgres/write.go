@@ -21,8 +21,9 @@ import (
 // is replaced.
 func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteResult, error) {
 	var res *memory.WriteResult
+	var t *totals
 	err := s.tx(ctx, func(tx pgx.Tx) error {
-		t := newTotals()
+		t = newTotals()
 		var err error
 		if res, err = apply(ctx, tx, w, s.Now, t); err != nil {
 			return err
@@ -32,6 +33,7 @@ func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteR
 	if err != nil {
 		return nil, err
 	}
+	s.noteFacts(t.added())
 	return res, nil
 }
 
@@ -46,8 +48,9 @@ var _ memory.BulkWriter = (*Store)(nil)
 // update walks.
 func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory.WriteOutcome {
 	out := make([]memory.WriteOutcome, len(ws))
+	var t *totals
 	err := s.tx(ctx, func(tx pgx.Tx) error {
-		t := newTotals()
+		t = newTotals()
 		for i, w := range ws {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -75,7 +78,9 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 		for i := range out {
 			out[i] = memory.WriteOutcome{Err: err}
 		}
+		return out
 	}
+	s.noteFacts(t.added())
 	return out
 }
 
