@@ -170,7 +170,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 		Short: "Time a fresh process's first recall on an existing bank (--db), then its steady recalls and memory",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := g.startup(cmd, suBank, seed, queries, memProfile)
+			rep, err := g.startup(cmd, suBank, seed, queries, cpuProfile, memProfile)
 			if err != nil {
 				return err
 			}
@@ -183,6 +183,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 	startupCmd.Flags().StringVar(&suBank, "synthetic-bank", bench.DefaultSyntheticBank, "bank to recall from")
 	startupCmd.Flags().Int64Var(&seed, "seed", 1, "seed of the synthetic queries")
 	startupCmd.Flags().IntVar(&queries, "queries", bench.DefaultSyntheticQueries, "recalls to time after the first")
+	startupCmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the open and the first recall here")
 	startupCmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile taken after the recalls here")
 	cmd.PersistentFlags().BoolVar(&keep, "keep", false, "keep the benchmark database (its path is printed)")
 	cmd.PersistentFlags().String("db-url", "", "run on this PostgreSQL database (postgres://…), in a new schema dropped afterwards, instead of a temporary SQLite file")
@@ -242,8 +243,28 @@ func (r *startupReport) writeText(g *globals) error {
 
 // startup opens the engine on --db, times its first recall of the bank,
 // waits for the store's background index and times the synthetic queries.
-func (g *globals) startup(cmd *cobra.Command, bank string, seed int64, queries int, memProfile string) (*startupReport, error) {
+func (g *globals) startup(cmd *cobra.Command, bank string, seed int64, queries int, cpuProfile, memProfile string) (*startupReport, error) {
 	ctx := cmd.Context()
+	stopProfile := func() {}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return nil, memory.Errorf(memory.EINVALID, "create %s: %v", cpuProfile, err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		// The open and the first recall are profiled, not what follows.
+		stopped := false
+		stopProfile = func() {
+			if !stopped {
+				pprof.StopCPUProfile()
+				stopped = true
+			}
+		}
+		defer stopProfile()
+	}
 	cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1}
 	if err := g.configure(ctx, &cfg); err != nil {
 		return nil, err
@@ -268,6 +289,7 @@ func (g *globals) startup(cmd *cobra.Command, bank string, seed int64, queries i
 	}
 	rep.FirstRecallMS = millisSince(t)
 	rep.ProcessMS = processAge()
+	stopProfile()
 	if w, ok := eng.Store().(bench.IndexWaiter); ok {
 		t = time.Now()
 		if err := w.WaitIndexed(ctx, bank); err != nil {

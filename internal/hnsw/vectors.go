@@ -51,6 +51,29 @@ func (v *Int8Vectors) Bytes() int64 {
 // Append quantizes x (zeros when nil) and stores it as the next vector.
 // Its length must be Dim.
 func (v *Int8Vectors) Append(x []float32) {
+	b, o, i := v.next()
+	if x != nil {
+		b.scales[i%blockSize] = quantize8(b.data[o:o+v.dim:o+v.dim], x)
+	}
+	v.n.Store(int64(i + 1))
+}
+
+// AppendQuantized stores q, a vector quantized by [Quantize], with its
+// scale as the next vector; q's length must be Dim. It lets callers
+// quantize in parallel and append in order.
+func (v *Int8Vectors) AppendQuantized(q []int8, scale float32) {
+	b, o, i := v.next()
+	copy(b.data[o:o+v.dim], q)
+	b.scales[i%blockSize] = scale
+	v.n.Store(int64(i + 1))
+}
+
+// Quantize writes x quantized to int8 into dst (of x's length) and
+// returns its scale, as [Int8Vectors.Append] stores it.
+func Quantize(dst []int8, x []float32) float32 { return quantize8(dst[:len(x):len(x)], x) }
+
+// next returns the block and offset of the next vector, and its index.
+func (v *Int8Vectors) next() (*vecBlock, int, int) {
 	i := int(v.n.Load())
 	bs := *v.blocks.Load()
 	if i/blockSize == len(bs) {
@@ -62,12 +85,7 @@ func (v *Int8Vectors) Append(x []float32) {
 		v.mu.Unlock()
 		bs = grown
 	}
-	b := bs[i/blockSize]
-	o := (i % blockSize) * v.dim
-	if x != nil {
-		b.scales[i%blockSize] = quantize8(b.data[o:o+v.dim:o+v.dim], x)
-	}
-	v.n.Store(int64(i + 1))
+	return bs[i/blockSize], (i % blockSize) * v.dim, i
 }
 
 // quantize8 writes x scaled to int8 into dst and returns the scale.

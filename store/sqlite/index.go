@@ -112,8 +112,22 @@ type indexEntry struct {
 // its words counted (prepared outside the index lock, in parallel on load).
 type newEntry struct {
 	indexEntry
-	vec   []float32
+	vec []float32
+	// A loaded row's vector comes as its blob (encodeVector's bytes) and
+	// quantized, q with its scale, instead of vec: the load's workers
+	// quantize, and the blob goes to the spill file as it is.
+	blob  []byte
+	q     []int8
+	scale float32
 	words []termCount
+}
+
+// dim returns the length of e's vector, 0 without one.
+func (e *newEntry) dim() int {
+	if e.blob != nil {
+		return len(e.blob) / 4
+	}
+	return len(e.vec)
 }
 
 type termCount struct {
@@ -251,9 +265,10 @@ func (x *bankIndex) add(e *newEntry) {
 		return
 	}
 	slot := int32(len(x.meta))
-	if len(e.vec) > 0 && x.dim == 0 {
+	dim := e.dim()
+	if dim > 0 && x.dim == 0 {
 		// The first vector fixes the dimension; earlier slots get zeros.
-		x.dim = len(e.vec)
+		x.dim = dim
 		x.vecs = hnsw.NewInt8Vectors(x.dim)
 		x.exact = newExactVectors(x.dim, x.floatVectors, x.spillDir)
 		for range x.meta {
@@ -261,14 +276,18 @@ func (x *bankIndex) add(e *newEntry) {
 			x.exact.append(nil)
 		}
 	}
-	e.hasVec = len(e.vec) > 0 && len(e.vec) == x.dim // a mismatch was refused at write time
-	if x.dim > 0 {
-		v := e.vec
-		if !e.hasVec {
-			v = nil
-		}
-		x.vecs.Append(v)
-		x.exact.append(v)
+	e.hasVec = dim > 0 && dim == x.dim // a mismatch was refused at write time
+	switch {
+	case x.dim == 0:
+	case !e.hasVec:
+		x.vecs.Append(nil)
+		x.exact.append(nil)
+	case e.blob != nil:
+		x.vecs.AppendQuantized(e.q, e.scale)
+		x.exact.appendEncoded(e.blob)
+	default:
+		x.vecs.Append(e.vec)
+		x.exact.append(e.vec)
 	}
 	e.termOff, e.termN = uint32(len(x.terms)), uint32(len(e.words))
 	for _, w := range e.words {
@@ -544,10 +563,11 @@ func loadEntries(ctx context.Context, tx *sql.Tx, bank string, after int64, add 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []float32
 			for b := range work {
 				b.out = make([]newEntry, len(b.rows))
 				for i := range b.rows {
-					b.rows[i].prepare(&b.out[i])
+					b.rows[i].prepare(&b.out[i], &buf)
 				}
 				b.rows = nil
 				close(b.ready)
@@ -604,7 +624,9 @@ type rawEntry struct {
 	blob                            []byte
 }
 
-func (r *rawEntry) prepare(e *newEntry) {
+// prepare parses r into e; buf is the worker's scratch space for a
+// decoded vector.
+func (r *rawEntry) prepare(e *newEntry, buf *[]float32) {
 	e.pk, e.id = r.pk, r.id
 	e.kind, e.status = internKind(memory.FactKind(r.kind)), internStatus(memory.Status(r.status))
 	e.sensitive = r.sensitivity == string(memory.SensitivitySensitive)
@@ -613,8 +635,10 @@ func (r *rawEntry) prepare(e *newEntry) {
 		// Tags that do not parse filter as no tags: the fact stays findable.
 		_ = unmarshalJSON(r.tags, &e.tags)
 	}
-	if len(r.blob) > 0 {
-		e.vec = decodeVector(make([]float32, 0, len(r.blob)/4), r.blob)
+	if n := len(r.blob) / 4; n > 0 {
+		*buf = decodeVector((*buf)[:0], r.blob[:4*n])
+		e.blob, e.q = r.blob[:4*n], make([]int8, n)
+		e.scale = hnsw.Quantize(e.q, *buf)
 	}
 	body := r.text
 	if r.speaker != "" {

@@ -180,7 +180,11 @@ type exactVectors struct {
 	f      *os.File
 	name   string // to remove at close where an open file cannot be unlinked
 	inFile int    // vectors written to f
-	// mem holds the vectors from inFile on, in blocks of vecBlock.
+	// pending holds the vectors from inFile on while they go to the file,
+	// little-endian as the file (and the facts table) stores them.
+	pending []byte
+	// mem holds the vectors from inFile on when there is no file, or a
+	// write failed, in blocks of vecBlock.
 	mem    [][]float32
 	failed bool // a write failed: keep the rest in memory
 }
@@ -204,6 +208,9 @@ func newExactVectors(dim int, inMemory bool, dir string) *exactVectors {
 	return e
 }
 
+// spilling reports whether new vectors go to the file.
+func (e *exactVectors) spilling() bool { return e.f != nil && !e.failed }
+
 func (e *exactVectors) memLen() int {
 	if len(e.mem) == 0 {
 		return 0
@@ -211,7 +218,19 @@ func (e *exactVectors) memLen() int {
 	return (len(e.mem)-1)*vecBlock + len(e.mem[len(e.mem)-1])/e.dim
 }
 
+// append adds v (zeros when nil) as the next vector.
 func (e *exactVectors) append(v []float32) {
+	if e.spilling() {
+		if v == nil {
+			e.pending = append(e.pending, make([]byte, 4*e.dim)...)
+		} else {
+			for _, x := range v {
+				e.pending = binary.LittleEndian.AppendUint32(e.pending, math.Float32bits(x))
+			}
+		}
+		e.flushFull()
+		return
+	}
 	n := e.memLen()
 	if n%vecBlock == 0 {
 		e.mem = append(e.mem, make([]float32, 0, min(vecBlock, spillChunk*max(1, len(e.mem)*4))*e.dim))
@@ -222,25 +241,45 @@ func (e *exactVectors) append(v []float32) {
 	} else {
 		*b = append(*b, v...)
 	}
-	if e.f != nil && !e.failed && n+1 >= spillChunk {
+}
+
+// appendEncoded adds the vector b, encoded as encodeVector does (4·dim
+// bytes), as the next vector: a loaded row's blob goes to the file as it
+// is.
+func (e *exactVectors) appendEncoded(b []byte) {
+	if !e.spilling() {
+		e.append(decodeVector(make([]float32, 0, e.dim), b))
+		return
+	}
+	e.pending = append(e.pending, b...)
+	e.flushFull()
+}
+
+// flushFull writes the pending vectors once there are spillChunk of them.
+func (e *exactVectors) flushFull() {
+	if e.pending == nil {
+		return
+	}
+	if len(e.pending) >= spillChunk*4*e.dim {
 		e.flush()
 	}
 }
 
-// flush writes the vectors held in memory to the file.
+// flush writes the pending vectors to the file; if that fails, they and
+// all later vectors stay in memory.
 func (e *exactVectors) flush() {
-	var raw []byte
-	for _, b := range e.mem {
-		for _, x := range b {
-			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(x))
-		}
-	}
-	if _, err := e.f.WriteAt(raw, int64(e.inFile)*int64(e.dim)*4); err != nil {
+	n := len(e.pending) / (4 * e.dim)
+	if _, err := e.f.WriteAt(e.pending, int64(e.inFile)*int64(e.dim)*4); err != nil {
 		e.failed = true
+		pending := e.pending
+		e.pending = nil
+		for i := range n {
+			e.append(decodeVector(make([]float32, 0, e.dim), pending[i*4*e.dim:(i+1)*4*e.dim]))
+		}
 		return
 	}
-	e.inFile += e.memLen()
-	e.mem = nil
+	e.inFile += n
+	e.pending = e.pending[:0]
 }
 
 // read returns vector i in dst, using raw as scratch space.
@@ -248,6 +287,9 @@ func (e *exactVectors) read(i int, dst []float32, raw []byte) ([]float32, []byte
 	dst = dst[:0]
 	if i >= e.inFile {
 		j := i - e.inFile
+		if e.spilling() {
+			return decodeVector(dst, e.pending[j*4*e.dim:(j+1)*4*e.dim]), raw, nil
+		}
 		o := (j % vecBlock) * e.dim
 		return append(dst, e.mem[j/vecBlock][o:o+e.dim]...), raw, nil
 	}
@@ -258,10 +300,7 @@ func (e *exactVectors) read(i int, dst []float32, raw []byte) ([]float32, []byte
 	if _, err := e.f.ReadAt(raw, int64(i)*int64(e.dim)*4); err != nil {
 		return dst, raw, err
 	}
-	for j := 0; j < len(raw); j += 4 {
-		dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(raw[j:])))
-	}
-	return dst, raw, nil
+	return decodeVector(dst, raw), raw, nil
 }
 
 func (e *exactVectors) close() {
