@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 )
 
@@ -72,11 +73,16 @@ var memSamples = []metrics.Sample{
 	{Name: "/memory/classes/heap/free:bytes"},
 }
 
-// plateau is the live heap at the start of the current plateau and when
-// it started; only the finalizer goroutine touches them.
+// The plateau: the live heap at its start and when it started, and the
+// timer that applies the limit once it has lasted memSettle with no GC
+// since (a process that settles may not collect again for a long time:
+// 200 recalls after an index load ran none). The finalizer goroutine and
+// the timer share them under memMu.
 var (
+	memMu        sync.Mutex
 	plateau      float64
 	plateauSince time.Time
+	settle       *time.Timer
 )
 
 // setMemoryLimit sets the limit from the live heap of the last GC.
@@ -90,17 +96,33 @@ func setMemoryLimit() {
 		v[i] = float64(s.Value.Uint64())
 	}
 	live := v[0]
+	// Stacks, GC metadata and the runtime's own structures.
+	other := max(v[1]-v[2]-v[3]-v[4]-v[5], 0)
+	limit := int64(max(math.Ceil(live*(1+memHeadroom)+memSlack+other), memFloor))
+	memMu.Lock()
+	defer memMu.Unlock()
 	now := time.Now()
 	if live > plateau*(1+memGrowth)+(1<<20) {
 		plateau, plateauSince = live, now
 	} else if live < plateau {
 		plateau = live // a heap that shrinks is settling, not growing
 	}
-	if now.Sub(plateauSince) < memSettle {
-		debug.SetMemoryLimit(math.MaxInt64)
+	if settle != nil {
+		settle.Stop()
+		settle = nil
+	}
+	wait := memSettle - now.Sub(plateauSince)
+	if wait <= 0 {
+		debug.SetMemoryLimit(limit)
 		return
 	}
-	// Stacks, GC metadata and the runtime's own structures.
-	other := max(v[1]-v[2]-v[3]-v[4]-v[5], 0)
-	debug.SetMemoryLimit(int64(max(math.Ceil(live*(1+memHeadroom)+memSlack+other), memFloor)))
+	debug.SetMemoryLimit(math.MaxInt64)
+	since := plateauSince
+	settle = time.AfterFunc(wait, func() {
+		memMu.Lock()
+		defer memMu.Unlock()
+		if plateauSince.Equal(since) {
+			debug.SetMemoryLimit(limit)
+		}
+	})
 }
