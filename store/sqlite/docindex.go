@@ -68,6 +68,18 @@ func (x *docIndex) reset() {
 
 // add mirrors one fact; facts come in pk order.
 func (x *docIndex) add(pk int64, id, doc, body string) {
+	if doc == "" {
+		x.addCounted(pk, id, doc, nil, 0)
+		return
+	}
+	var e newEntry
+	e.count(body)
+	x.addCounted(pk, id, doc, e.words, e.length)
+}
+
+// addCounted mirrors one fact whose words newEntry.count counted, length
+// of them in all; facts come in pk order.
+func (x *docIndex) addCounted(pk int64, id, doc string, words []termCount, length int32) {
 	x.maxPK = max(x.maxPK, pk)
 	x.facts++
 	if doc == "" {
@@ -83,14 +95,13 @@ func (x *docIndex) add(pk int64, id, doc, body string) {
 	e := &x.docs[d]
 	x.at[id] = factAt{doc: d, pos: int32(len(e.facts))}
 	e.facts = append(e.facts, id)
-	words := lex.Terms(body)
-	e.length += int32(len(words))
-	x.totalLen += int64(len(words))
+	e.length += length
+	x.totalLen += int64(length)
 	for _, w := range words {
-		t, ok := x.termID[w]
+		t, ok := x.termID[w.term]
 		if !ok {
 			t = int32(len(x.postings))
-			x.termID[w] = t
+			x.termID[w.term] = t
 			x.postings = append(x.postings, nil)
 		}
 		ps := x.postings[t]
@@ -102,9 +113,9 @@ func (x *docIndex) add(pk int64, id, doc, body string) {
 		for stop := max(len(ps)-docPostingLookback, 0); i >= stop && ps[i].doc != d; i-- {
 		}
 		if i >= 0 && ps[i].doc == d {
-			ps[i].tf++
+			ps[i].tf += int32(w.tf)
 		} else {
-			x.postings[t] = append(ps, docPosting{doc: d, tf: 1})
+			x.postings[t] = append(ps, docPosting{doc: d, tf: int32(w.tf)})
 		}
 	}
 }
@@ -134,9 +145,38 @@ func (s *Store) docIndexSet() *docIndexSet {
 	return v.(*docIndexSet)
 }
 
+// joinDocLoad returns the bank's document mirror write-locked if it has
+// never loaded and no one is loading it, for a first load of the search
+// index to fill it from the same rows; nil otherwise.
+func (s *Store) joinDocLoad(bank string, created int64) *docIndex {
+	set := s.docIndexSet()
+	set.mu.Lock()
+	x := set.banks[bank]
+	if x == nil || x.created != created {
+		x = newDocIndex(created)
+		set.banks[bank] = x
+	}
+	set.mu.Unlock()
+	if !x.mu.TryLock() {
+		return nil
+	}
+	if x.version >= 0 || x.facts > 0 {
+		x.mu.Unlock()
+		return nil
+	}
+	return x
+}
+
 // docs returns the bank's document mirror, brought up to date with the
 // file, read-locked: the caller must RUnlock it.
 func (s *Store) docs(ctx context.Context, bank string) (*docIndex, error) {
+	if !s.docsLoaded(bank) {
+		// The search index's first load fills the mirror too
+		// (joinDocLoad): one scan of the bank instead of two.
+		if _, err := s.index(ctx, bank); err != nil {
+			return nil, err
+		}
+	}
 	var version, created int64
 	err := s.rdb.QueryRowContext(ctx, `SELECT version, created_at FROM banks WHERE id = ?`, bank).Scan(&version, &created)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -171,6 +211,20 @@ func (s *Store) docs(ctx context.Context, bank string) (*docIndex, error) {
 	// one version behind, as if this read had come first.
 	x.mu.RLock()
 	return x, nil
+}
+
+// docsLoaded reports whether the bank's document mirror has loaded once.
+func (s *Store) docsLoaded(bank string) bool {
+	set := s.docIndexSet()
+	set.mu.Lock()
+	x := set.banks[bank]
+	set.mu.Unlock()
+	if x == nil {
+		return false
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.version >= 0
 }
 
 // refreshDocs brings x up to date; the caller holds x.mu. The version is
