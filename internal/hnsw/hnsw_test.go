@@ -199,6 +199,56 @@ func TestGraph_Filtered(t *testing.T) {
 	}
 }
 
+// TestGraph_Duplicates checks that many copies of a few vectors (the
+// synthetic banks repeat their small talk) cost no recall: they share one
+// node, and a search returns the copies beside it, in id order, with the
+// filter applied to each.
+func TestGraph_Duplicates(t *testing.T) {
+	n := 20_000
+	if testing.Short() {
+		n = 5_000
+	}
+	data := clustered(n, 128, 5)
+	r := rand.New(rand.NewPCG(11, 11))
+	for i := range data {
+		if r.IntN(100) < 15 {
+			data[i] = data[r.IntN(3)] // a copy of node 0, 1 or 2
+		}
+	}
+	v, g := build(data, 2, 42)
+	if c := g.Copies(); c < n/10 {
+		t.Fatalf("Copies = %d, want the ~15%% repeated vectors", c)
+	}
+	for _, tc := range []struct {
+		name   string
+		accept func(uint32) bool
+	}{{"All", nil}, {"Odd", func(id uint32) bool { return id%2 == 1 }}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sum float64
+			const queries = 200
+			for j := range queries {
+				centre := data[r.IntN(n)]
+				if j%2 == 0 {
+					centre = data[j%3] // near a repeated vector
+				}
+				q := randUnit(r, 128, centre, 0.5)
+				got, _ := g.Search(v.Query(q), 10, DefaultEfSearch, tc.accept, 0)
+				for _, h := range got {
+					if tc.accept != nil && !tc.accept(h.ID) {
+						t.Fatalf("got node %d the filter refuses", h.ID)
+					}
+				}
+				sum += recallAt(got, exact(data, q, 10, tc.accept))
+			}
+			if got := sum / queries; got < 0.95 {
+				t.Errorf("recall@10 = %.3f, want ≥ 0.95", got)
+			} else {
+				t.Logf("recall@10 = %.3f over %d nodes, %d of them copies", got, n, g.Copies())
+			}
+		})
+	}
+}
+
 // TestGraph_Deterministic checks one builder and a seed give one graph.
 func TestGraph_Deterministic(t *testing.T) {
 	data := clustered(2_000, 32, 3)
