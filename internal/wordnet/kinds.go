@@ -134,3 +134,4 @@ func QueryKinds(words []string) map[string][]string {
 	}
 	return lx.Kinds(words)
 }
+

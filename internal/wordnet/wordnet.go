@@ -121,7 +121,8 @@ func (lx *Lexicon) Synonyms(lemma string) []string {
 
 // Hyponyms returns the lemmas below every sense of lemma in the
 // hierarchy, instances included ("city" → "rome", "paris", …), without
-// lemma's own synonyms, each once, at most limit of them (limit ≤ 0: all).
+// lemma's own synonyms, each once, nearer kinds first (breadth first), at
+// most limit of them (limit ≤ 0: all).
 func (lx *Lexicon) Hyponyms(lemma string, limit int) []string {
 	i := lx.find(lemma)
 	if i < 0 {
@@ -136,15 +137,15 @@ func (lx *Lexicon) Hyponyms(lemma string, limit int) []string {
 	}
 	seen := map[int32]bool{}
 	have := map[int32]bool{}
-	var stack []int32
+	var queue []int32 // breadth first: nearer kinds first
 	for _, s := range senses {
 		seen[s] = true
-		stack = append(stack, lx.hypo[lx.hypoAt[s]:lx.hypoAt[s+1]]...)
+		queue = append(queue, lx.hypo[lx.hypoAt[s]:lx.hypoAt[s+1]]...)
 	}
 	var out []string
-	for len(stack) > 0 {
-		s := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
 		if seen[s] {
 			continue
 		}
@@ -158,7 +159,7 @@ func (lx *Lexicon) Hyponyms(lemma string, limit int) []string {
 				}
 			}
 		}
-		stack = append(stack, lx.hypo[lx.hypoAt[s]:lx.hypoAt[s+1]]...)
+		queue = append(queue, lx.hypo[lx.hypoAt[s]:lx.hypoAt[s+1]]...)
 	}
 	return out
 }
