@@ -134,4 +134,3 @@ func QueryKinds(words []string) map[string][]string {
 	}
 	return lx.Kinds(words)
 }
-
