@@ -317,6 +317,11 @@ func ParseDict(dir string) (*Lexicon, error) {
 
 func (lx *Lexicon) setLemmas(sorted []string) {
 	var b strings.Builder
+	size := 0
+	for _, w := range sorted {
+		size += len(w)
+	}
+	b.Grow(size)
 	lx.off = make([]uint32, 0, len(sorted)+1)
 	for _, w := range sorted {
 		lx.off = append(lx.off, uint32(b.Len()))
@@ -347,12 +352,13 @@ func eachLine(path string, fn func(string) error) error {
 	return nil
 }
 
-// magic starts the compact form (version 1).
-const magic = "mnemo-wordnet-nouns/1\n"
+// magic starts the compact form (version 2: each list's length first).
+const magic = "mnemo-wordnet-nouns/2\n"
 
 // Write writes lx in the compact form Read reads, gzipped: the sorted
-// lemmas front-coded, then the sense, word and hyponym lists as uvarints
-// (deltas where sorted), then the exceptions.
+// lemmas front-coded, then the sense, word and hyponym lists (each: its
+// row count and value count, then each row's length and values, as
+// uvarints), then the exceptions.
 func (lx *Lexicon) Write(w io.Writer) error {
 	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
 	if err != nil {
@@ -378,6 +384,7 @@ func (lx *Lexicon) Write(w io.Writer) error {
 	}
 	rows := func(at, vals []int32) {
 		uv(uint64(len(at) - 1))
+		uv(uint64(len(vals)))
 		for i := 0; i+1 < len(at); i++ {
 			row := vals[at[i]:at[i+1]]
 			uv(uint64(len(row)))
@@ -437,8 +444,15 @@ func Read(r io.Reader) (*Lexicon, error) {
 	lx := &Lexicon{exc: map[string]int32{}}
 	lx.setLemmas(names)
 	rows := func(limit int) (at, vals []int32) {
-		k := d.count()
+		k, total := d.count(), d.count()
+		// Every row and value takes a byte at least: a claim beyond the
+		// data is corrupt, not a reason to allocate.
+		if k+total > len(d.b) {
+			d.fail()
+			return []int32{0}, nil
+		}
 		at = make([]int32, 1, k+1)
+		vals = make([]int32, 0, total)
 		for i := 0; i < k && d.err == nil; i++ {
 			m := d.count()
 			for j := 0; j < m; j++ {
@@ -449,6 +463,9 @@ func Read(r io.Reader) (*Lexicon, error) {
 				vals = append(vals, int32(v))
 			}
 			at = append(at, int32(len(vals)))
+		}
+		if len(vals) != total {
+			d.fail()
 		}
 		return at, vals
 	}

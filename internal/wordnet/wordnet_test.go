@@ -258,10 +258,27 @@ func TestRead_Corrupt(t *testing.T) {
 }
 
 func FuzzRead(f *testing.F) {
+	dir := f.TempDir()
+	for name, body := range map[string]string{
+		"data.noun":  "00000001 03 n 01 art 0 001 ~ 00000002 n 0000 | gloss\n00000002 03 n 02 karate 0 judo 0 000 | gloss\n",
+		"index.noun": "art n 1 1 ~ 1 0 00000001\nkarate n 1 0 1 0 00000002\njudo n 1 0 1 0 00000002\n",
+		"noun.exc":   "arts art\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	tiny, err := ParseDict(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if got := tiny.Hyponyms("art", 0); !slices.Equal(got, []string{"karate", "judo"}) {
+		f.Fatalf("tiny Hyponyms(art) = %q", got)
+	}
 	var small bytes.Buffer
-	w := gzip.NewWriter(&small)
-	w.Write([]byte(magic + "\x02\x00\x01a\x00\x01b\x02\x01\x00\x01\x00\x01\x02\x00\x01\x00\x00"))
-	w.Close()
+	if err := tiny.Write(&small); err != nil {
+		f.Fatal(err)
+	}
 	f.Add(small.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		lx, err := Read(bytes.NewReader(b))
