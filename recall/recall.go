@@ -598,9 +598,22 @@ func (p *Pipeline) kindSearch(ctx context.Context, q memory.Query, a *analysis) 
 }
 
 // kindTerms are the words of kinds (by query word) that are not already
-// among the query's terms, each once, in a fixed order.
+// among the query's terms, each once, in a fixed order. The lists are
+// long (thousands of words) and each is free of repeats already, so one
+// list is only filtered; several are merged through a set.
 func kindTerms(kinds map[string][]string, terms []string) []string {
 	var out []string
+	if len(kinds) == 1 {
+		for _, ks := range kinds {
+			out = make([]string, 0, len(ks))
+			for _, k := range ks {
+				if !slices.Contains(terms, k) {
+					out = append(out, k)
+				}
+			}
+		}
+		return out
+	}
 	seen := map[string]bool{}
 	for _, t := range terms {
 		seen[t] = true

@@ -116,6 +116,12 @@ func isWordStart(s string) bool {
 // Terms returns the index terms of s: its Words without stopwords, each
 // stemmed with Stem, in order, duplicates kept.
 func Terms(s string) []string {
+	if isPlainWord(s) { // one lower-case ASCII word: no scan, one allocation
+		if IsStopword(s) {
+			return nil
+		}
+		return []string{Stem(s)}
+	}
 	words := Words(s)
 	terms := words[:0]
 	for _, w := range words {
@@ -125,6 +131,20 @@ func Terms(s string) []string {
 		terms = append(terms, Stem(w))
 	}
 	return terms
+}
+
+// isPlainWord reports whether s is one word as Words gives it: lower-case
+// ASCII letters and digits only.
+func isPlainWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // Stem returns the English Porter2 (snowball) stem of the lower-case word

@@ -240,3 +240,20 @@ func BenchmarkStem_Parallel(b *testing.B) {
 		}
 	})
 }
+
+// TestTerms_PlainWord: the fast path for one lower-case word gives what
+// the general path gives.
+func TestTerms_PlainWord(t *testing.T) {
+	for _, w := range []string{"painting", "the", "a", "x", "karate", "2023", "dying", "runs", "abc123", "ok"} {
+		var want []string
+		for _, v := range Words(w) {
+			if !IsStopword(v) {
+				want = append(want, Stem(v))
+			}
+		}
+		got := Terms(w)
+		if len(got) != len(want) || len(got) > 0 && got[0] != want[0] {
+			t.Errorf("Terms(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
