@@ -1,12 +1,13 @@
 package sqlite
 
 import (
+	"container/heap"
 	"context"
 	"database/sql"
 	"errors"
 	"math"
 	"runtime"
-	"sort"
+	"slices"
 	"sync"
 	"weak"
 
@@ -287,15 +288,23 @@ func (s *Store) SearchDocuments(ctx context.Context, bankID string, terms []stri
 	}
 	n := float64(len(x.docs))
 	avg := float64(x.totalLen) / n
-	seen := map[int32]bool{}
-	score := map[int32]float64{}
+	// A dense array and a heap of the best k, not a map sorted whole: at
+	// 1M facts (50k documents) a common query word touches most of them.
+	buf := scorePool.Get().(*scoreBuf)
+	defer scorePool.Put(buf)
+	if cap(buf.score) < len(x.docs) {
+		buf.score = make([]float64, len(x.docs))
+	}
+	scores := buf.score[:len(x.docs)]
+	touched := buf.touched[:0]
+	var seen []int32
 	for _, t := range terms {
 		for _, w := range lex.Terms(t) {
 			id, ok := x.termID[w]
-			if !ok || seen[id] {
+			if !ok || slices.Contains(seen, id) {
 				continue
 			}
-			seen[id] = true
+			seen = append(seen, id)
 			ps := x.postings[id]
 			df := float64(len(ps))
 			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
@@ -305,24 +314,23 @@ func (s *Store) SearchDocuments(ctx context.Context, bankID string, terms []stri
 				if avg > 0 {
 					norm = bm25K1 * (1 - bm25B + bm25B*float64(x.docs[p.doc].length)/avg)
 				}
-				score[p.doc] += idf * tf * (bm25K1 + 1) / (tf + norm)
+				if scores[p.doc] == 0 {
+					touched = append(touched, p.doc)
+				}
+				scores[p.doc] += idf * tf * (bm25K1 + 1) / (tf + norm)
 			}
 		}
 	}
-	slots := make([]int32, 0, len(score))
-	for d := range score {
-		slots = append(slots, d)
+	h := make(hitHeap, 0, k+1)
+	for _, d := range touched {
+		h.offer(k, scored{int(d), scores[d]})
+		scores[d] = 0 // leave the buffer clean for the next search
 	}
-	sort.Slice(slots, func(i, j int) bool {
-		a, b := slots[i], slots[j]
-		if score[a] != score[b] {
-			return score[a] > score[b]
-		}
-		return a < b
-	})
-	hits := make([]memory.Hit, 0, min(k, len(slots)))
-	for _, d := range slots[:min(k, len(slots))] {
-		hits = append(hits, memory.Hit{ID: x.docs[d].id, Score: score[d]})
+	buf.touched = touched
+	hits := make([]memory.Hit, h.Len())
+	for j := len(hits) - 1; j >= 0; j-- {
+		top := heap.Pop(&h).(scored)
+		hits[j] = memory.Hit{ID: x.docs[top.slot].id, Score: top.score}
 	}
 	return hits, nil
 }
