@@ -48,6 +48,9 @@ const (
 	// asks for ("karate" for "what martial arts…") join the keyword hits
 	// with their best scoring as the best keyword hit (docs/recall.md).
 	DefaultKindWeight = 1.0
+	// DefaultCountSpread: for a counting question, a document's second
+	// result in the head scores × 0.7, its third × 0.49 (docs/recall.md).
+	DefaultCountSpread = 0.3
 )
 
 // Weights are the per-strategy weights of the fusion. A zero weight turns
@@ -126,6 +129,21 @@ type Pipeline struct {
 	// KindWeight (DefaultKindWeight) is what the best hit of the kinds
 	// scores against the best keyword hit; 0 turns the search off.
 	KindWeight float64
+	// CountSpread (DefaultCountSpread) spreads the answer to a question
+	// that counts ("how many times…", "how many children…") over
+	// documents: each occurrence counts, and they are seldom told in one
+	// session. ("How often…" asks for a frequency one turn states.) Among
+	// the best RerankDepth results, the n-th of a document (from 0)
+	// scores × (1 − CountSpread)^n. 0 turns it off.
+	CountSpread float64
+}
+
+// rerankDepth is RerankDepth or its default.
+func (p *Pipeline) rerankDepth() int {
+	if p.RerankDepth <= 0 {
+		return DefaultRerankDepth
+	}
+	return p.RerankDepth
 }
 
 // DefaultRerankDepth is how many fused results a Reranker reorders.
@@ -138,11 +156,7 @@ func (p *Pipeline) rerank(ctx context.Context, q memory.Query, results []memory.
 	if p.Reranker == nil || len(results) < 2 {
 		return results
 	}
-	n := p.RerankDepth
-	if n <= 0 {
-		n = DefaultRerankDepth
-	}
-	head := results[:min(n, len(results))]
+	head := results[:min(p.rerankDepth(), len(results))]
 	docs := make([]string, len(head))
 	for i, r := range head {
 		docs[i] = FormatFact(r.Fact)
@@ -230,7 +244,7 @@ func New(store memory.Store, emb memory.Embedder, rt TimeResolver) *Pipeline {
 		DocumentShare: DefaultDocumentShare, NeighbourShare: DefaultNeighbourShare, NeighbourRadius: DefaultNeighbourRadius,
 		NeighbourDecay: DefaultNeighbourDecay, SpeakerBoost: DefaultSpeakerBoost,
 		RerankCoverage: DefaultRerankCoverage, RerankNeighbour: DefaultRerankNeighbour,
-		Kinds: wordnet.QueryKinds, KindWeight: DefaultKindWeight}
+		Kinds: wordnet.QueryKinds, KindWeight: DefaultKindWeight, CountSpread: DefaultCountSpread}
 }
 
 // Validate checks a query: a valid bank, non-empty valid UTF-8 text of at
@@ -334,6 +348,9 @@ func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollec
 		results = p.coverage(q, &a, results)
 	}
 	results = p.rerank(ctx, q, results)
+	if a.count && p.CountSpread > 0 {
+		spread(results, p.rerankDepth(), p.CountSpread)
+	}
 	ph := <-first
 	if ph.err != nil {
 		return nil, ph.err
@@ -370,6 +387,7 @@ type analysis struct {
 	memory.QueryAnalysis
 	words    []string // all words, lower case
 	window   bool
+	count    bool // the query counts: "how many"
 	entities []*memory.Entity
 	// facts are the facts the context strategy loaded, by id, that pass
 	// the query's filter: Recall need not load them again.
@@ -379,6 +397,11 @@ type analysis struct {
 // analyse finds the keyword terms and the time window of a query.
 func (p *Pipeline) analyse(q memory.Query) analysis {
 	a := analysis{words: lex.Words(q.Text)}
+	for i := 0; i+1 < len(a.words); i++ {
+		if a.words[i] == "how" && a.words[i+1] == "many" {
+			a.count = true
+		}
+	}
 	seen := map[string]bool{}
 	for _, w := range a.words {
 		if lex.IsStopword(w) || seen[w] {
@@ -664,4 +687,24 @@ func mergeKinds(hits, ex []memory.Hit, weight float64) []memory.Hit {
 		return 0
 	})
 	return out
+}
+
+// spread reorders the best depth results (sorted) so that the n-th of a
+// document (n from 0) scores × (1 − d)^n: results from other documents
+// move up. Results without a document are left as they are.
+func spread(results []memory.Result, depth int, d float64) {
+	head := results[:min(depth, len(results))]
+	seen := map[string]int{}
+	for i := range head {
+		doc := head[i].Fact.DocumentID
+		if doc == "" {
+			continue
+		}
+		n := seen[doc]
+		seen[doc] = n + 1
+		for ; n > 0; n-- {
+			head[i].Score *= 1 - d
+		}
+	}
+	sortResults(head)
 }

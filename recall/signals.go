@@ -49,11 +49,7 @@ func (p *Pipeline) coverage(q memory.Query, a *analysis, results []memory.Result
 	if len(stems) == 0 {
 		return results
 	}
-	n := p.RerankDepth
-	if n <= 0 {
-		n = DefaultRerankDepth
-	}
-	head := results[:min(n, len(results))]
+	head := results[:min(p.rerankDepth(), len(results))]
 	m := termMatcher{stems: stems}
 	termsOf := m.bits // the query's stems a text holds, as bits
 	type pos struct {
