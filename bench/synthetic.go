@@ -131,6 +131,11 @@ type SyntheticOptions struct {
 	// BeforeRecalls, when set, is called once between the ingest and the
 	// timed recalls (to start a profile, say).
 	BeforeRecalls func()
+	// RestWait, when positive, is how long the process idles after the
+	// recalls before the report reads its RSS again (RestRSSMB): what a
+	// process serving the bank holds between requests, once its memory
+	// limit and the store's idle release have caught up.
+	RestWait time.Duration
 }
 
 // StoreEngine is an Engine that exposes its store (*mnemo.Engine is one).
@@ -178,6 +183,10 @@ type SyntheticReport struct {
 	// memory the Go runtime obtained from the OS.
 	RSSMB     float64 `json:"rss_mb"`
 	PeakRSSMB float64 `json:"peak_rss_mb"`
+	// RestRSSMB is the RSS after SyntheticOptions.RestWait of idling;
+	// 0 when not measured.
+	RestRSSMB float64 `json:"rest_rss_mb,omitempty"`
+	restWait  time.Duration
 
 	// Bulk says the documents went through BulkRetainer.RetainMany.
 	Bulk bool `json:"bulk"`
@@ -295,6 +304,15 @@ func RunSynthetic(ctx context.Context, eng Engine, opts SyntheticOptions) (*Synt
 	r.RecallMS = Percentiles(latencies)
 	r.RSSMB, r.PeakRSSMB = memoryUse()
 	r.Memory = ReadMemory()
+	if opts.RestWait > 0 {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(opts.RestWait):
+		}
+		r.RestRSSMB, _ = memoryUse()
+		r.restWait = opts.RestWait
+	}
 	return r, nil
 }
 
@@ -346,10 +364,16 @@ func (r *SyntheticReport) WriteText(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "ingest: %d facts from %d documents in %s (%.1f facts/s, %s)\n"+
 		"recall: %d queries, p50 %.2f ms, p95 %.2f ms, p99 %.2f ms\n"+
-		"memory: rss %.1f MB, peak %.1f MB; ",
+		"memory: rss %.1f MB",
 		r.Facts, r.Documents, r.IngestTime.Round(time.Millisecond), r.IngestFactsPerSec, how,
 		r.Recalls, r.RecallMS.P50, r.RecallMS.P95, r.RecallMS.P99,
-		r.RSSMB, r.PeakRSSMB)
+		r.RSSMB)
+	if err == nil && r.RestRSSMB > 0 {
+		_, err = fmt.Fprintf(w, " (%.1f MB at rest, %s later)", r.RestRSSMB, r.restWait)
+	}
+	if err == nil {
+		_, err = fmt.Fprintf(w, ", peak %.1f MB; ", r.PeakRSSMB)
+	}
 	if err == nil {
 		err = r.Memory.WriteText(w)
 	}
