@@ -50,3 +50,24 @@ func TestStore_AnalyzeAfterImport(t *testing.T) {
 		t.Errorf("ANALYZE ran %d times after 20 more facts, want still 1", n)
 	}
 }
+
+// TestStore_CustomPlans: the store's connections plan each query for its
+// arguments (plan_cache_mode force_custom_plan) unless the URL says
+// otherwise.
+func TestStore_CustomPlans(t *testing.T) {
+	ctx := context.Background()
+	u := schemaURL(t)
+	var mode string
+	if err := openStore(t, u).Pool().QueryRow(ctx, `SHOW plan_cache_mode`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "force_custom_plan" {
+		t.Errorf("plan_cache_mode = %q, want force_custom_plan", mode)
+	}
+	if err := openStore(t, u+"&plan_cache_mode=auto").Pool().QueryRow(ctx, `SHOW plan_cache_mode`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "auto" {
+		t.Errorf("with plan_cache_mode=auto in the URL: %q", mode)
+	}
+}
