@@ -146,18 +146,24 @@ func (s *Store) docIndexSet() *docIndexSet {
 	return v.(*docIndexSet)
 }
 
-// joinDocLoad returns the bank's document mirror write-locked if it has
-// never loaded and no one is loading it, for a first load of the search
-// index to fill it from the same rows; nil otherwise.
-func (s *Store) joinDocLoad(bank string, created int64) *docIndex {
-	set := s.docIndexSet()
+// bank returns the mirror of the bank created at created, a new one if
+// the set has none or one of a bank since deleted and created again.
+func (set *docIndexSet) bank(bank string, created int64) *docIndex {
 	set.mu.Lock()
+	defer set.mu.Unlock()
 	x := set.banks[bank]
 	if x == nil || x.created != created {
 		x = newDocIndex(created)
 		set.banks[bank] = x
 	}
-	set.mu.Unlock()
+	return x
+}
+
+// joinDocLoad returns the bank's document mirror write-locked if it has
+// never loaded and no one is loading it, for a first load of the search
+// index to fill it from the same rows; nil otherwise.
+func (s *Store) joinDocLoad(bank string, created int64) *docIndex {
+	x := s.docIndexSet().bank(bank, created)
 	if !x.mu.TryLock() {
 		return nil
 	}
@@ -186,15 +192,7 @@ func (s *Store) docs(ctx context.Context, bank string) (*docIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	set := s.docIndexSet()
-	set.mu.Lock()
-	x := set.banks[bank]
-	if x == nil || x.created != created {
-		// New, or the bank was deleted and created again.
-		x = newDocIndex(created)
-		set.banks[bank] = x
-	}
-	set.mu.Unlock()
+	x := s.docIndexSet().bank(bank, created)
 	x.mu.RLock()
 	if x.version == version {
 		return x, nil
