@@ -122,14 +122,20 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	// without them; the text search's lexeme arrays run from three to
 	// thousands (recall's kind search), and a generic plan fit for the
 	// first took a second for the second (LoCoMo: 7 of 760 recalls at
-	// 0.5–1.1 s, p99 725 ms).
-	if _, ok := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !ok {
-		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-	}
+	// 0.5–1.1 s, p99 725 ms). It is SET on each new connection, not sent
+	// as a startup parameter, which PgBouncer refuses unless told to
+	// ignore it; a plan_cache_mode in the URL wins.
+	_, urlMode := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]
+	customPlans := !urlMode
 	if cfg.MaxConns < DefaultMaxConns && !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = DefaultMaxConns
 	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		if customPlans {
+			if _, err := c.Exec(ctx, `SET plan_cache_mode = force_custom_plan`); err != nil {
+				return err
+			}
+		}
 		return pgxvec.RegisterTypes(ctx, c)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
