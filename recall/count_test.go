@@ -51,3 +51,29 @@ func TestAnalyse_Count(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeKinds(t *testing.T) {
+	hits := []memory.Hit{{ID: "a", Score: 4}, {ID: "b", Score: 2}}
+	kinds := []memory.Hit{{ID: "k", Score: 10}, {ID: "b", Score: 5}}
+	got := mergeKinds(hits, kinds, 1)
+	// k: 1·4·10/10 = 4; b: 2 + 1·4·5/10 = 4; a keeps 4: ties keep a, b, k.
+	want := []memory.Hit{{ID: "a", Score: 4}, {ID: "b", Score: 4}, {ID: "k", Score: 4}}
+	if !slices.Equal(got, want) {
+		t.Errorf("mergeKinds = %v, want %v", got, want)
+	}
+	if hits[1].Score != 2 {
+		t.Error("mergeKinds changed its input")
+	}
+	if got := mergeKinds(hits, nil, 1); !slices.Equal(got, hits) {
+		t.Errorf("no kind hits: %v", got)
+	}
+	if got := mergeKinds(nil, kinds, 0.5); len(got) != 2 || got[0].ID != "k" || got[0].Score != 0.5 {
+		t.Errorf("no keyword hits: %v, want k at 0.5 first", got)
+	}
+	if got := kindTerms(map[string][]string{"arts": {"karate", "art", "judo"}}, []string{"art"}); !slices.Equal(got, []string{"karate", "judo"}) {
+		t.Errorf("kindTerms = %q", got)
+	}
+	if got := kindTerms(map[string][]string{"b": {"x", "y"}, "a": {"y", "z"}}, nil); !slices.Equal(got, []string{"y", "z", "x"}) {
+		t.Errorf("kindTerms of two words = %q", got)
+	}
+}
