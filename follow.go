@@ -80,7 +80,8 @@ type FollowEvent struct {
 // when it differs, as importing a changed file again does.
 //
 // Follow refuses a folder that does not exist (EINVALID) and an unknown
-// bank (ENOTFOUND) at once. Later failures (the folder vanishing, the
+// bank (ENOTFOUND) at once. It returns nil once ctx ends, even before its
+// first pass (a watch stopped between two calls). Later failures (the folder vanishing, the
 // database busy) are logged and retried on the next pass. Run one follower
 // per folder and bank.
 func (e *Engine) Follow(ctx context.Context, opts FollowOptions) error {
@@ -97,6 +98,9 @@ func (e *Engine) Follow(ctx context.Context, opts FollowOptions) error {
 		return memory.Errorf(memory.EINVALID, "follow %s: %v", opts.Dir, err)
 	}
 	if err := e.requireBank(ctx, opts.Bank); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it began: a clean stop, not a failure
+		}
 		return err
 	}
 	f := &follower{e: e, opts: opts, files: map[string]*followed{}}

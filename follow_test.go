@@ -243,4 +243,18 @@ func TestEngine_Follow_Err(t *testing.T) {
 		wantCode(t, "Follow("+name+")", e.Follow(ctx, opts), memory.EINVALID)
 	}
 	wantCode(t, "Follow(unknown bank)", e.Follow(ctx, FollowOptions{Dir: dir, Bank: "nope", Poll: -1}), memory.ENOTFOUND)
+
+	// Stopped before it began (mnemo import --watch stopped between its
+	// first pass and the watch): a clean stop, nothing taken in.
+	if _, err := e.CreateBank(ctx, memory.DefaultBank); err != nil {
+		t.Fatal(err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := e.Follow(done, FollowOptions{Dir: dir, Poll: -1}); err != nil {
+		t.Errorf("Follow with an ended context: %v, want nil", err)
+	}
+	if st, err := e.Stats(ctx, memory.DefaultBank); err != nil || st.Documents != 0 {
+		t.Errorf("after a Follow that never began: %+v, %v", st, err)
+	}
 }
