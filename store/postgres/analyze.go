@@ -69,7 +69,8 @@ func (s *Store) runAnalyze() {
 	}
 }
 
-// waitAnalyzed blocks until no ANALYZE is running (for tests).
+// waitAnalyzed blocks until no ANALYZE is running (for tests). An
+// ANALYZE of a bank's tables takes milliseconds: it polls.
 func (s *Store) waitAnalyzed(ctx context.Context) error {
 	for {
 		s.analyze.mu.Lock()
@@ -78,14 +79,6 @@ func (s *Store) waitAnalyzed(ctx context.Context) error {
 		if !running {
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-s.ctx.Done():
-			return nil
-		default:
-		}
-		// Poll: ANALYZE of a bank's tables takes milliseconds.
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

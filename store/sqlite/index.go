@@ -530,28 +530,23 @@ func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
 		}
 	}
 	add := x.add
+	var d *docIndex
 	if x.maxPK == 0 {
 		// A first load: the document mirror, if it has not loaded yet,
 		// takes the same rows and their words counted rather than scan and
 		// count them again beside this load (at 100k facts, each scan and
 		// count was a fifth of the first recall).
-		if d := s.joinDocLoad(bank, x.created); d != nil {
+		if d = s.joinDocLoad(bank, x.created); d != nil {
 			defer d.mu.Unlock()
-			add = func(e *newEntry) {
-				x.add(e)
-				d.addCounted(e.pk, e.id, e.doc, e.words, e.length)
-			}
 			defer func() {
 				if d.version < 0 {
 					d.reset() // the load failed: the mirror loads on its own
 				}
 			}()
-			if err := loadEntries(ctx, tx, bank, x.maxPK, add); err != nil {
-				return err
+			add = func(e *newEntry) {
+				x.add(e)
+				d.addCounted(e.pk, e.id, e.doc, e.words, e.length)
 			}
-			x.compact()
-			x.version, d.version = version, version
-			return nil
 		}
 	}
 	if err := loadEntries(ctx, tx, bank, x.maxPK, add); err != nil {
@@ -559,6 +554,9 @@ func (s *Store) refresh(ctx context.Context, bank string, x *bankIndex) error {
 	}
 	x.compact()
 	x.version = version
+	if d != nil {
+		d.version = version
+	}
 	return nil
 }
 
