@@ -106,3 +106,18 @@ func (f *Fact) EventTime() time.Time {
 	}
 	return f.CreatedAt
 }
+
+// Body is the text a fact is found and embedded by: its speaker and its
+// text as a reader sees them, "speaker: text", or the text alone when
+// there is no speaker. Full-text indexes, the search mirror and the
+// embedder all take this one form (⚠️ PostgreSQL's generated search
+// columns spell it in SQL: migrations/001_init.sql).
+func Body(speaker, text string) string {
+	if speaker == "" {
+		return text
+	}
+	return speaker + ": " + text
+}
+
+// Body is [Body] of f's speaker and text.
+func (f *Fact) Body() string { return Body(f.Speaker, f.Text) }
