@@ -6,10 +6,36 @@ import (
 )
 
 // Store is the persistence contract every backend (SQLite, PostgreSQL)
-// implements and store/storetest checks. All methods are safe for
-// concurrent use. Every method that takes a bank id touches nothing outside
-// that bank; a bank id that does not exist gives an ENOTFOUND *Error.
+// implements and store/storetest checks: the sum of the named
+// capabilities below. Pipelines never take a Store: each declares, in its
+// own package, the few methods it consumes (retain.Store, recall.Store),
+// and the façade hands it the whole.
+//
+// All methods are safe for concurrent use. Every method that takes a bank
+// id touches nothing outside that bank; a bank id that does not exist
+// gives an ENOTFOUND *Error.
+//
+// Optional capabilities, detected by type assertion as database/sql
+// detects driver extras: [BulkWriter], [DocumentSearcher],
+// [ObservationStore], [Exporter], [Importer]. A capability added later
+// (forget, blocks, keys, runs, lifecycle updates) arrives the same way: a
+// named interface here, a group file in store/storetest that checks it,
+// and — once every store has it — a place in this sum.
 type Store interface {
+	Banks
+	Writer
+	Reader
+	Searcher
+	Graph
+	JobQueue
+	SessionBuffer
+	AccessRecorder
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Banks creates, lists and deletes banks.
+type Banks interface {
 	// CreateBank creates a bank; ECONFLICT if one of that name exists.
 	CreateBank(ctx context.Context, b *Bank) error
 	// Bank returns the bank with the given id, or ENOTFOUND.
@@ -22,37 +48,33 @@ type Store interface {
 	// vectors. It succeeds if none was recorded or the same one was, and
 	// fails with ECONFLICT if another was.
 	SetBankEmbedder(ctx context.Context, bankID, name string, dim int) error
+	// Stats counts what a bank holds.
+	Stats(ctx context.Context, bankID string) (*Stats, error)
+}
 
+// Writer is the write path's one door: every change retain makes to a
+// bank (a document with its facts, entities, links and relations, the
+// facts it supersedes or reinforces, a watermark, a session drain) is one
+// WriteBatch.
+type Writer interface {
 	// Write applies a batch atomically: everything in it is stored, or
 	// nothing is. A batch whose document (bank, source, item) was already
 	// stored with the same content hash stores nothing and reports
 	// Duplicate; with a different hash the old document and its facts are
 	// replaced.
 	Write(ctx context.Context, w *WriteBatch) (*WriteResult, error)
+}
 
+// Reader reads documents, facts and ingest state by id.
+type Reader interface {
 	// DocumentByItem returns the document stored for (source, item), or
 	// ENOTFOUND.
 	DocumentByItem(ctx context.Context, bankID, source, item string) (*Document, error)
 	// Chunks returns the chunks of a document in index order.
 	Chunks(ctx context.Context, bankID, documentID string) ([]*Chunk, error)
-
 	// Facts returns the facts with the given ids in the order asked; ids
 	// that do not exist are left out. Embeddings are not loaded.
 	Facts(ctx context.Context, bankID string, ids []string) ([]*Fact, error)
-	// SearchVector returns the k facts most similar (cosine) to vec that
-	// pass the filter, best first; Score is the cosine similarity.
-	SearchVector(ctx context.Context, bankID string, vec []float32, k int, f Filter) ([]Hit, error)
-	// SearchText runs a full-text search for any of terms (plain words: the
-	// store quotes them, so no query syntax can be injected) and returns up
-	// to k facts that pass the filter, best first; Score is BM25 (higher is
-	// better).
-	SearchText(ctx context.Context, bankID string, terms []string, k int, f Filter) ([]Hit, error)
-	// SearchTime returns up to k facts whose event time falls in
-	// [from, to), ordered by event time, that pass the filter.
-	SearchTime(ctx context.Context, bankID string, from, to time.Time, k int, f Filter) ([]Hit, error)
-	// Links returns the links leaving the given facts, of the given kinds
-	// (all kinds when none are given).
-	Links(ctx context.Context, bankID string, factIDs []string, kinds ...LinkKind) ([]Link, error)
 	// Neighbours returns each given fact's window in its document: the
 	// ids of the facts of the same document from radius positions before
 	// it to radius positions after it, the fact itself included, in Seq
@@ -62,7 +84,34 @@ type Store interface {
 	// (DocumentID "") is its own window. Ids that do not exist are absent
 	// from the map; a negative radius counts as 0.
 	Neighbours(ctx context.Context, bankID string, factIDs []string, radius int) (map[string][]string, error)
+	// SupersededBy returns the facts that the given facts superseded
+	// (their SupersededBy is one of factIDs), newest (highest Seq) first.
+	SupersededBy(ctx context.Context, bankID string, factIDs []string) ([]*Fact, error)
+	// Watermark returns the ingest watermark of a source, or ENOTFOUND.
+	Watermark(ctx context.Context, bankID, source string) (*Watermark, error)
+}
 
+// Searcher finds facts by similarity and by words.
+type Searcher interface {
+	// SearchVector returns the k facts most similar (cosine) to vec that
+	// pass the filter, best first; Score is the cosine similarity.
+	SearchVector(ctx context.Context, bankID string, vec []float32, k int, f Filter) ([]Hit, error)
+	// SearchText runs a full-text search for any of terms (plain words: the
+	// store quotes them, so no query syntax can be injected) and returns up
+	// to k facts that pass the filter, best first; Score is BM25 (higher is
+	// better).
+	SearchText(ctx context.Context, bankID string, terms []string, k int, f Filter) ([]Hit, error)
+	// SearchTime is leaving the contract (nothing but tests calls it);
+	// it stays until the stores and store/storetest drop it.
+	SearchTime(ctx context.Context, bankID string, from, to time.Time, k int, f Filter) ([]Hit, error)
+}
+
+// Graph reads the bank's graph: links between facts, entities and the
+// facts that mention them, and relations between entities.
+type Graph interface {
+	// Links returns the links leaving the given facts, of the given kinds
+	// (all kinds when none are given).
+	Links(ctx context.Context, bankID string, factIDs []string, kinds ...LinkKind) ([]Link, error)
 	// EntitiesByName returns the entities whose normalised name or alias is
 	// one of names (already normalised with NormalizeName), of any type.
 	EntitiesByName(ctx context.Context, bankID string, names []string) ([]*Entity, error)
@@ -74,20 +123,18 @@ type Store interface {
 	FactsByEntities(ctx context.Context, bankID string, entityIDs []string, limit int) (map[string][]string, error)
 	// Entities returns the entities with the given ids.
 	Entities(ctx context.Context, bankID string, ids []string) ([]*Entity, error)
-
 	// Relations returns the relations of a bank that match q, ordered by
 	// created_at then id.
 	Relations(ctx context.Context, bankID string, q RelationQuery) ([]*Relation, error)
-	// SupersededBy returns the facts that the given facts superseded
-	// (their SupersededBy is one of factIDs), newest (highest Seq) first.
-	SupersededBy(ctx context.Context, bankID string, factIDs []string) ([]*Fact, error)
 	// SimilarEntities returns up to k entities of type t whose name
 	// embedding has a cosine of at least min with vec, best first.
 	// Entities stored without an embedding are never returned.
 	SimilarEntities(ctx context.Context, bankID string, t EntityType, vec []float32, k int, min float64) ([]EntityHit, error)
-	// Watermark returns the ingest watermark of a source, or ENOTFOUND.
-	Watermark(ctx context.Context, bankID, source string) (*Watermark, error)
+}
 
+// JobQueue is the durable queue of background work (retain --async): a
+// job survives a restart and is claimed by one worker at a time.
+type JobQueue interface {
 	// EnqueueJob stores a new queued job (ID, BankID, Kind, Payload and
 	// CreatedAt set by the caller); ECONFLICT if its id exists.
 	EnqueueJob(ctx context.Context, j *Job) error
@@ -108,24 +155,26 @@ type Store interface {
 	// staleBefore (its worker died: the claim's lease ran out) and returns
 	// how many. Jobs claimed since are left to their live workers.
 	RequeueJobs(ctx context.Context, staleBefore time.Time) (int, error)
+}
 
+// SessionBuffer holds the messages of streaming chat sessions until they
+// are extracted (a WriteBatch's DrainSession removes them).
+type SessionBuffer interface {
 	// AppendSession adds messages to a session's buffer, in order, and
-	// returns the buffer's state afterwards.
+	// returns the buffer's state afterwards. A message that fails
+	// ValidateSessionMessage is EINVALID and nothing is appended.
 	AppendSession(ctx context.Context, bankID, session string, msgs []SessionMessage) (*SessionState, error)
 	// Session returns the buffered messages of a session in order.
 	Session(ctx context.Context, bankID, session string) ([]SessionMessage, error)
 	// Sessions returns the state of every session of the bank with
 	// buffered messages.
 	Sessions(ctx context.Context, bankID string) ([]SessionState, error)
+}
 
+// AccessRecorder keeps the access counters decay reads.
+type AccessRecorder interface {
 	// RecordAccess adds one access to each fact and sets last_accessed.
 	RecordAccess(ctx context.Context, bankID string, factIDs []string, at time.Time) error
-
-	// Stats counts what a bank holds.
-	Stats(ctx context.Context, bankID string) (*Stats, error)
-
-	// Close releases the store's resources.
-	Close() error
 }
 
 // WriteBatch is everything one retained document writes. Store.Write
