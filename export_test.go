@@ -98,7 +98,7 @@ func TestEngine_ExportImportRoundTrip(t *testing.T) {
 	}
 	// What retain without an LLM does not write: relations, supersessions,
 	// reinforcements, watermarks, accesses, entity embeddings.
-	st := src.Store()
+	st := mnemo.StoreOf(src)
 	w := storetest.NewTestBatch("alice", "extra", "Melanie now works at Globex", "Melanie likes tea")
 	w.Facts[0].Embedding = storetest.TestVector(w.Facts[0].Text, 0)
 	w.Facts[1].Embedding = storetest.TestVector(w.Facts[1].Text, 0)
@@ -166,7 +166,7 @@ func TestEngine_ExportImportRoundTrip(t *testing.T) {
 		}
 		q := storetest.TestVector("Melanie tea", b.Dimension)
 		wantHits, _ := st.SearchVector(ctx, "alice", q, 5, memory.Filter{})
-		gotHits, err := eng.Store().SearchVector(ctx, "alice", q, 5, memory.Filter{})
+		gotHits, err := mnemo.StoreOf(eng).SearchVector(ctx, "alice", q, 5, memory.Filter{})
 		if err != nil || fmt.Sprint(hitIDs(gotHits)) != fmt.Sprint(hitIDs(wantHits)) {
 			t.Errorf("%s: SearchVector: got %v, %v, want %v", name, hitIDs(gotHits), err, hitIDs(wantHits))
 		}

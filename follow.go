@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/retain"
 )
 
 // DefaultFollowPoll is how often Follow looks for new lines.
@@ -85,9 +86,7 @@ type FollowEvent struct {
 // database busy) are logged and retried on the next pass. Run one follower
 // per folder and bank.
 func (e *Engine) Follow(ctx context.Context, opts FollowOptions) error {
-	if opts.Bank == "" {
-		opts.Bank = memory.DefaultBank
-	}
+	opts.Bank = defaultBank(opts.Bank)
 	if opts.Poll == 0 {
 		opts.Poll = DefaultFollowPoll
 	}
@@ -281,34 +280,12 @@ func (f *follower) line(ctx context.Context, name string, st *followed, start, n
 	if s := lineSession(raw); s != "" {
 		req.Metadata["session"] = s
 	}
-	wm := f.watermark(name, st, next)
-	batch, dup, err := f.e.retain.Prepare(ctx, req)
+	res, err := f.e.retain.RetainWith(ctx, req, retain.Along{Watermark: f.watermark(name, st, next)})
 	if memory.ErrorCode(err) == memory.EINVALID {
 		return f.skip(ctx, name, st, start, next, err)
 	}
 	if err != nil {
 		return err
-	}
-	res := dup
-	if batch != nil {
-		batch.Watermark = wm
-		wr, err := f.e.store.Write(ctx, batch)
-		if memory.ErrorCode(err) == memory.EINVALID {
-			return f.skip(ctx, name, st, start, next, err)
-		}
-		if err != nil {
-			return err
-		}
-		res = &memory.RetainResult{DocumentID: wr.DocumentID, Duplicate: wr.Duplicate, Replaced: wr.Replaced}
-		if !wr.Duplicate {
-			res.Facts, res.Entities, res.Links = wr.Facts, len(batch.Entities), len(batch.Links)
-		}
-	}
-	if res.Duplicate {
-		// A duplicate batch applies nothing, its watermark included.
-		if _, err := f.e.store.Write(ctx, &memory.WriteBatch{BankID: f.opts.Bank, Watermark: wm}); err != nil {
-			return err
-		}
 	}
 	st.offset = next
 	if f.opts.OnLine != nil {
@@ -344,7 +321,7 @@ func (f *follower) skip(ctx context.Context, name string, st *followed, start, n
 	}
 	prev := st.lastErr
 	st.lastErr = lastErr
-	if _, err := f.e.store.Write(ctx, &memory.WriteBatch{BankID: f.opts.Bank, Watermark: f.watermark(name, st, next)}); err != nil {
+	if err := f.e.retain.MarkAlong(ctx, f.opts.Bank, retain.Along{Watermark: f.watermark(name, st, next)}); err != nil {
 		st.lastErr = prev
 		return err
 	}

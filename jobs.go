@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/internal/id"
@@ -33,68 +32,24 @@ const (
 	DefaultJobLease = 10 * time.Minute
 )
 
-// jobRunner runs queued jobs (retain --async): a background worker every
-// poll interval, and Engine.RunJobs on demand. The work (runJob) is a plain
-// method; the loop only decides when.
+// jobRunner runs queued jobs (retain --async): a background loop every
+// poll interval (background.go), and Engine.RunJobs on demand. The work
+// (run, runJob) is a plain method; the loop only decides when.
 type jobRunner struct {
 	e        *Engine
 	poll     time.Duration // < 0: no background worker
 	attempts int
 	backoff  time.Duration
 	lease    time.Duration
-
-	wake   chan struct{} // RetainAsync nudges the worker
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	wake     chan struct{} // RetainAsync nudges the worker
 }
 
-// startBackground starts the job worker and the session idle trigger.
-func (e *Engine) startBackground(cfg Config) {
+func newJobRunner(e *Engine, cfg Config) *jobRunner {
 	poll := cfg.JobPoll
 	if poll == 0 {
 		poll = DefaultJobPoll
 	}
-	e.jobs = &jobRunner{e: e, poll: poll, attempts: DefaultJobAttempts, backoff: DefaultJobBackoff, lease: DefaultJobLease, wake: make(chan struct{}, 1)}
-	e.sessions = newSessionBuffer(e, cfg)
-	if poll > 0 {
-		ctx, cancel := context.WithCancel(context.Background())
-		e.jobs.cancel = cancel
-		e.jobs.wg.Add(1)
-		go func() { defer e.jobs.wg.Done(); e.jobs.loop(ctx) }()
-	}
-	e.sessions.start()
-}
-
-// stopBackground stops what startBackground started and waits for it. A
-// job running then is interrupted and queued again.
-func (e *Engine) stopBackground() error {
-	if e.jobs != nil && e.jobs.cancel != nil {
-		e.jobs.cancel()
-		e.jobs.wg.Wait()
-	}
-	if e.sessions != nil {
-		e.sessions.stop()
-	}
-	return nil
-}
-
-// loop runs due jobs every poll interval (at once when nudged) until ctx
-// ends.
-func (r *jobRunner) loop(ctx context.Context) {
-	t := time.NewTimer(r.poll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-r.wake:
-		}
-		if _, err := r.run(ctx); err != nil && ctx.Err() == nil {
-			r.e.log.Warn("run jobs", "err", err)
-		}
-		t.Reset(r.poll)
-	}
+	return &jobRunner{e: e, poll: poll, attempts: DefaultJobAttempts, backoff: DefaultJobBackoff, lease: DefaultJobLease, wake: make(chan struct{}, 1)}
 }
 
 // RetainAsync queues a retain and returns the queued job at once; the
@@ -105,9 +60,7 @@ func (r *jobRunner) loop(ctx context.Context) {
 // when it is queued, not when it runs. Queued jobs are durable: they
 // survive closing the engine and run in the next one to open the file.
 func (e *Engine) RetainAsync(ctx context.Context, req memory.RetainRequest) (*memory.Job, error) {
-	if req.BankID == "" {
-		req.BankID = memory.DefaultBank
-	}
+	req.BankID = defaultBank(req.BankID)
 	if err := retain.Validate(&req); err != nil {
 		return nil, err
 	}
@@ -157,18 +110,14 @@ func (e *Engine) requireBank(ctx context.Context, bank string) error {
 // ENOTFOUND. A done retain job's Result is the JSON memory.RetainResult; a
 // failed one's Error says why.
 func (e *Engine) Job(ctx context.Context, bank, id string) (*memory.Job, error) {
-	if bank == "" {
-		bank = memory.DefaultBank
-	}
+	bank = defaultBank(bank)
 	return e.store.Job(ctx, bank, id)
 }
 
 // Jobs lists a bank's jobs (the default bank when bank is empty), newest
 // first, at most limit (0: all).
 func (e *Engine) Jobs(ctx context.Context, bank string, limit int) ([]*memory.Job, error) {
-	if bank == "" {
-		bank = memory.DefaultBank
-	}
+	bank = defaultBank(bank)
 	return e.store.Jobs(ctx, bank, limit)
 }
 

@@ -182,7 +182,7 @@ func TestEngine_LLM_NikeToHoka(t *testing.T) {
 		t.Errorf("Hoka fact: %s, valid_to %v; want active and open", hoka.Status, hoka.ValidTo)
 	}
 
-	st := e.eng.Store()
+	st := mnemo.StoreOf(e.eng)
 	toms, err := st.EntitiesByName(e.ctx, "default", []string{"tom"})
 	if err != nil || len(toms) != 1 {
 		t.Fatalf("entity Tom: %v, %v; want one", toms, err)
@@ -347,7 +347,7 @@ func TestEngine_LLM_Gates(t *testing.T) {
 	if res.Facts != 2 {
 		t.Errorf("facts: %d, want 2 (a decision at 0.65 < 0.7 and a fact at 0.4 < 0.5 gated)", res.Facts)
 	}
-	st := e.eng.Store()
+	st := mnemo.StoreOf(e.eng)
 	ents, _ := st.EntitiesByName(e.ctx, "default", []string{"google", "sam", "maya"})
 	got := map[string]string{}
 	for _, x := range ents {
@@ -425,7 +425,7 @@ func TestEngine_LLM_Faults(t *testing.T) {
 			if *after != *before {
 				t.Errorf("stats %+v → %+v: want the bank unchanged", before, after)
 			}
-			if _, err := e.eng.Store().DocumentByItem(e.ctx, "default", memory.SourceAPI, "doc-2"); memory.ErrorCode(err) != memory.ENOTFOUND {
+			if _, err := mnemo.StoreOf(e.eng).DocumentByItem(e.ctx, "default", memory.SourceAPI, "doc-2"); memory.ErrorCode(err) != memory.ENOTFOUND {
 				t.Errorf("document after a failed retain: %v, want ENOTFOUND", err)
 			}
 		})

@@ -14,7 +14,6 @@ package mnemo
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -88,17 +87,25 @@ type Config struct {
 // for concurrent use. Close it to flush pending work.
 type Engine struct {
 	store  memory.Store
+	emb    memory.Embedder
 	retain *retain.Pipeline
 	recall *recall.Pipeline
 	now    func() time.Time
 	log    *slog.Logger
 
 	guard    *provider.Guard
-	access   *accessRecorder
-	jobs     *jobRunner     // jobs.go
-	sessions *sessionBuffer // session.go
-	closed   sync.Once
-	err      error // of the one Close
+	access   *accessRecorder // background.go; nil: not recorded
+	jobs     *jobRunner      // jobs.go
+	sessions *sessionBuffer  // session.go
+
+	// The background loops run under ctx (background.go); Close cancels
+	// it and waits for wg.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	closed sync.Once
+	err    error // of the one Close
 }
 
 // Open opens the store named by cfg and returns a ready Engine.
@@ -140,7 +147,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if guard == nil {
 		guard = provider.NewGuard()
 	}
-	e := &Engine{store: st, now: now, log: log, guard: guard}
+	e := &Engine{store: st, emb: emb, now: now, log: log, guard: guard}
 	if cfg.LLM != nil {
 		llm := guard.LLM(cfg.LLM)
 		x := extract.NewLLM(llm)
@@ -163,37 +170,20 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	switch {
 	case cfg.Weights != (recall.Weights{}):
 		e.recall.Weights = cfg.Weights
-	case !isHash(emb):
-		// A learned embedder earns a say the hashed one does not.
+	case !memory.IsLexical(emb):
+		// A learned embedder earns a say a lexical one does not: recall's
+		// defaults were measured with the built-in hashing embedder.
 		e.recall.Weights = recall.EmbedderWeights
 	}
-	if cfg.AccessFlush >= 0 {
-		every := cfg.AccessFlush
-		if every == 0 {
-			every = DefaultAccessFlush
-		}
-		e.access = newAccessRecorder(st, every, now, log)
-	}
-	e.startBackground(cfg) // jobs.go
+	e.startBackground(cfg) // background.go
 	return e, nil
-}
-
-// isHash reports whether emb is the built-in hashing embedder, for which
-// recall's defaults were measured.
-func isHash(emb memory.Embedder) bool {
-	_, ok := emb.(*hashembed.Embedder)
-	return ok
 }
 
 // Close flushes pending access records and closes the store. Calling it
 // again returns the first call's error.
 func (e *Engine) Close() error {
 	e.closed.Do(func() {
-		err := e.stopBackground() // jobs.go
-		if e.access != nil {
-			err = errors.Join(err, e.access.close())
-		}
-		e.err = errors.Join(err, e.store.Close())
+		e.err = errors.Join(e.stopBackground(), e.store.Close())
 	})
 	return e.err
 }
@@ -202,9 +192,6 @@ func (e *Engine) Close() error {
 // "conflicts", "embed", "rerank", …): calls, errors, retries, tokens and
 // summed latency.
 func (e *Engine) Usage() map[string]memory.StageStats { return e.guard.Stats() }
-
-// Store returns the engine's store, for tools that need raw access.
-func (e *Engine) Store() memory.Store { return e.store }
 
 // CreateBank creates a bank named name.
 func (e *Engine) CreateBank(ctx context.Context, name string) (*memory.Bank, error) {
@@ -236,9 +223,7 @@ func (e *Engine) DeleteBank(ctx context.Context, name string) error {
 // Retain remembers one item (see retain.Pipeline.Retain). The default
 // bank is created on first use; any other bank must exist.
 func (e *Engine) Retain(ctx context.Context, req memory.RetainRequest) (*memory.RetainResult, error) {
-	if req.BankID == "" {
-		req.BankID = memory.DefaultBank
-	}
+	req.BankID = defaultBank(req.BankID)
 	if req.BankID == memory.DefaultBank {
 		if err := e.ensureDefaultBank(ctx); err != nil {
 			return nil, err
@@ -254,9 +239,7 @@ func (e *Engine) Retain(ctx context.Context, req memory.RetainRequest) (*memory.
 func (e *Engine) RetainMany(ctx context.Context, reqs []memory.RetainRequest) ([]*memory.RetainResult, []error) {
 	usesDefault := false
 	for i := range reqs {
-		if reqs[i].BankID == "" {
-			reqs[i].BankID = memory.DefaultBank
-		}
+		reqs[i].BankID = defaultBank(reqs[i].BankID)
 		usesDefault = usesDefault || reqs[i].BankID == memory.DefaultBank
 	}
 	if usesDefault {
@@ -271,6 +254,16 @@ func (e *Engine) RetainMany(ctx context.Context, reqs []memory.RetainRequest) ([
 	return e.retain.RetainMany(ctx, reqs, nil)
 }
 
+// defaultBank is the bank a call names: bank, or memory.DefaultBank when
+// bank is empty. Every façade call that takes a bank resolves it here.
+func defaultBank(bank string) string {
+	if bank == "" {
+		return memory.DefaultBank
+	}
+	return bank
+}
+
+// ensureDefaultBank creates the default bank unless it exists.
 func (e *Engine) ensureDefaultBank(ctx context.Context) error {
 	_, err := e.store.Bank(ctx, memory.DefaultBank)
 	if memory.ErrorCode(err) == memory.ENOTFOUND {
@@ -285,9 +278,7 @@ func (e *Engine) ensureDefaultBank(ctx context.Context) error {
 // Recall answers a query from a bank (see recall.Pipeline.Recall) and
 // records the access of what it returned in the background.
 func (e *Engine) Recall(ctx context.Context, q memory.Query) (*memory.Recollection, error) {
-	if q.BankID == "" {
-		q.BankID = memory.DefaultBank
-	}
+	q.BankID = defaultBank(q.BankID)
 	rec, err := e.recall.Recall(ctx, q)
 	if err != nil {
 		return nil, err
@@ -304,82 +295,6 @@ func (e *Engine) Recall(ctx context.Context, q memory.Query) (*memory.Recollecti
 
 // Stats counts what a bank holds.
 func (e *Engine) Stats(ctx context.Context, bank string) (*memory.Stats, error) {
-	if bank == "" {
-		bank = memory.DefaultBank
-	}
+	bank = defaultBank(bank)
 	return e.store.Stats(ctx, bank)
-}
-
-// accessRecorder batches recall's access records and writes them every
-// interval, off the reply path. A fact recalled several times within one
-// interval counts one access: access counts measure how many intervals a
-// fact was useful in, which is what decay needs, not raw calls.
-type accessRecorder struct {
-	store memory.Store
-	now   func() time.Time
-	log   *slog.Logger
-
-	mu      sync.Mutex
-	pending map[string]map[string]bool // bank → fact ids
-
-	stop chan struct{}
-	wg   sync.WaitGroup
-}
-
-func newAccessRecorder(st memory.Store, every time.Duration, now func() time.Time, log *slog.Logger) *accessRecorder {
-	a := &accessRecorder{store: st, now: now, log: log, pending: map[string]map[string]bool{}, stop: make(chan struct{})}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-a.stop:
-				return
-			case <-t.C:
-				if err := a.flush(context.Background()); err != nil {
-					a.log.Warn("record access", "err", err)
-				}
-			}
-		}
-	}()
-	return a
-}
-
-func (a *accessRecorder) record(bank string, ids []string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	m := a.pending[bank]
-	if m == nil {
-		m = map[string]bool{}
-		a.pending[bank] = m
-	}
-	for _, id := range ids {
-		m[id] = true
-	}
-}
-
-func (a *accessRecorder) flush(ctx context.Context) error {
-	a.mu.Lock()
-	pending := a.pending
-	a.pending = map[string]map[string]bool{}
-	a.mu.Unlock()
-	var errs []error
-	for bank, set := range pending {
-		ids := make([]string, 0, len(set))
-		for id := range set {
-			ids = append(ids, id)
-		}
-		if err := a.store.RecordAccess(ctx, bank, ids, a.now()); err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
-			errs = append(errs, fmt.Errorf("bank %s: %w", bank, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (a *accessRecorder) close() error {
-	close(a.stop)
-	a.wg.Wait()
-	return a.flush(context.Background())
 }

@@ -96,8 +96,8 @@ func TestOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if eng.Store() != st {
-			t.Errorf("Store() is not the configured store")
+		if mnemo.StoreOf(eng) != st {
+			t.Errorf("the engine does not use the configured store")
 		}
 		if got := bankNames(t, eng); !slices.Equal(got, []string{"given"}) {
 			t.Errorf("Banks = %q, want [given]", got)
@@ -407,7 +407,7 @@ func TestEngine_Recall_RecordsAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng2.Close()
-	fs, err := eng2.Store().Facts(ctx, memory.DefaultBank, returned)
+	fs, err := mnemo.StoreOf(eng2).Facts(ctx, memory.DefaultBank, returned)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestEngine_Recall_FlushesAccess(t *testing.T) {
 	id := rec.Results[0].Fact.ID
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		fs, err := eng.Store().Facts(ctx, memory.DefaultBank, []string{id})
+		fs, err := mnemo.StoreOf(eng.Engine).Facts(ctx, memory.DefaultBank, []string{id})
 		if err != nil {
 			t.Fatal(err)
 		}

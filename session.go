@@ -46,7 +46,8 @@ type SessionResult struct {
 
 // sessionBuffer turns streamed chat messages into retained documents:
 // AppendMessage extracts when enough user messages are buffered, and a
-// background trigger extracts the sessions that went idle.
+// background loop (background.go) runs tick to extract the sessions that
+// went idle.
 type sessionBuffer struct {
 	e     *Engine
 	users int           // user messages that trigger extraction; 0: never
@@ -56,9 +57,6 @@ type sessionBuffer struct {
 	// locks serialise the extractions of one session (striped by a hash
 	// of bank and session): two never read the same buffer.
 	locks [64]sync.Mutex
-
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
 }
 
 func newSessionBuffer(e *Engine, cfg Config) *sessionBuffer {
@@ -76,39 +74,6 @@ func newSessionBuffer(e *Engine, cfg Config) *sessionBuffer {
 	// extracted at most a fifth of the idle time late.
 	b.every = min(max(b.idle/5, time.Second), time.Minute)
 	return b
-}
-
-func (b *sessionBuffer) start() {
-	if b.idle < 0 {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	b.cancel = cancel
-	b.wg.Add(1)
-	go func() { defer b.wg.Done(); b.loop(ctx) }()
-}
-
-func (b *sessionBuffer) stop() {
-	if b.cancel != nil {
-		b.cancel()
-		b.wg.Wait()
-	}
-}
-
-func (b *sessionBuffer) loop(ctx context.Context) {
-	t := time.NewTimer(b.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if _, err := b.tick(ctx); err != nil && ctx.Err() == nil {
-			b.e.log.Warn("extract idle sessions", "err", err)
-		}
-		t.Reset(b.every)
-	}
 }
 
 // tick extracts every session, of every bank, whose newest message
@@ -225,47 +190,22 @@ func (b *sessionBuffer) extract(ctx context.Context, bank, session string, msgs 
 		msg.Speaker = speaker(m)
 		req.Messages = append(req.Messages, msg)
 	}
-	drain := &memory.SessionDrain{Session: session, UpTo: last}
-	drainOnly := func() error {
-		_, err := b.e.store.Write(ctx, &memory.WriteBatch{BankID: bank, DrainSession: drain})
-		return err
-	}
-	batch, dup, err := b.e.retain.Prepare(ctx, req)
-	switch {
-	case memory.ErrorCode(err) == memory.EINVALID:
+	along := retain.Along{DrainSession: &memory.SessionDrain{Session: session, UpTo: last}}
+	res, err := b.e.retain.RetainWith(ctx, req, along)
+	if memory.ErrorCode(err) == memory.EINVALID {
 		// The messages were valid when appended: the extractor found no
 		// fact in them ("ok", "thanks"). Retain refuses such an item too.
 		b.e.log.Info("session messages hold nothing to remember", "bank", bank, "session", session, "seqs", req.ItemID, "reason", memory.ErrorMessage(err))
-		if err := drainOnly(); err != nil {
+		if err := b.e.retain.MarkAlong(ctx, bank, along); err != nil {
 			return err
 		}
 		out.Dropped += len(msgs)
 		return nil
-	case err != nil:
-		return err
-	case dup != nil:
-		if err := drainOnly(); err != nil {
-			return err
-		}
-		out.Retained = append(out.Retained, dup)
-		return nil
 	}
-	batch.DrainSession = drain
-	res, err := b.e.store.Write(ctx, batch)
 	if err != nil {
 		return err
 	}
-	r := &memory.RetainResult{DocumentID: res.DocumentID, Duplicate: res.Duplicate, Replaced: res.Replaced}
-	if res.Duplicate {
-		// Stored by someone else since Prepare looked: the batch applied
-		// nothing, its drain included.
-		if err := drainOnly(); err != nil {
-			return err
-		}
-	} else {
-		r.Facts, r.Entities, r.Links = res.Facts, len(batch.Entities), len(batch.Links)
-	}
-	out.Retained = append(out.Retained, r)
+	out.Retained = append(out.Retained, res)
 	return nil
 }
 
@@ -301,9 +241,7 @@ func validSession(session string) error {
 // buffered AppendMessage succeeds: a failed extraction is reported in
 // SessionResult.ExtractError, logged, and tried again by the next trigger.
 func (e *Engine) AppendMessage(ctx context.Context, bank, session string, role memory.Role, msg memory.Message) (*SessionResult, error) {
-	if bank == "" {
-		bank = memory.DefaultBank
-	}
+	bank = defaultBank(bank)
 	if err := validSession(session); err != nil {
 		return nil, err
 	}
@@ -351,9 +289,7 @@ func (e *Engine) AppendMessage(ctx context.Context, bank, session string, role m
 // left alone: the result then retains nothing. bank empty means the
 // default bank.
 func (e *Engine) FlushSession(ctx context.Context, bank, session string) (*SessionResult, error) {
-	if bank == "" {
-		bank = memory.DefaultBank
-	}
+	bank = defaultBank(bank)
 	if err := validSession(session); err != nil {
 		return nil, err
 	}
@@ -363,9 +299,7 @@ func (e *Engine) FlushSession(ctx context.Context, bank, session string) (*Sessi
 // Sessions returns the state of every session of a bank (the default bank
 // when bank is empty) with buffered messages, ordered by session id.
 func (e *Engine) Sessions(ctx context.Context, bank string) ([]memory.SessionState, error) {
-	if bank == "" {
-		bank = memory.DefaultBank
-	}
+	bank = defaultBank(bank)
 	return e.store.Sessions(ctx, bank)
 }
 

@@ -319,6 +319,9 @@ type guardedEmbedder struct {
 func (w *guardedEmbedder) Name() string   { return w.e.Name() }
 func (w *guardedEmbedder) Dimension() int { return w.e.Dimension() }
 
+// Lexical passes on what the wrapped embedder says (memory.Lexical).
+func (w *guardedEmbedder) Lexical() bool { return memory.IsLexical(w.e) }
+
 func (w *guardedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	var out [][]float32
 	err := w.g.do(ctx, StageEmbed, "embed", func(ctx context.Context) (memory.Usage, error) {

@@ -2,8 +2,11 @@
 // facts and entities from it, embeds the facts, links them and hands the
 // whole document to the store as one atomic batch (DESIGN §4).
 //
-// It works on contracts only (memory.Store, memory.Embedder, Extractor);
-// which store, embedder and extractor is the caller's choice.
+// It works on contracts only (Store, memory.Embedder, Extractor); which
+// store, embedder and extractor is the caller's choice. Every write of the
+// write path — an item, and the rows that must land with it (a followed
+// file's watermark, a session's drain) — is assembled here and nowhere
+// else.
 package retain
 
 import (
@@ -23,6 +26,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/id"
+	"github.com/mnemo-ai/mnemo/internal/ordered"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -35,10 +39,25 @@ type Extractor interface {
 	Extract(ctx context.Context, in extract.Input) (*extract.Result, error)
 }
 
+// Store is the part of a memory.Store the write path uses: one door to
+// write through, the duplicate check, the bank's embedder, and the reads
+// entity and conflict resolution make. A store that is also a
+// memory.BulkWriter takes RetainMany's groups in one commit.
+type Store interface {
+	memory.Writer
+	DocumentByItem(ctx context.Context, bankID, source, item string) (*memory.Document, error)
+	SetBankEmbedder(ctx context.Context, bankID, name string, dim int) error
+	Facts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error)
+	SearchVector(ctx context.Context, bankID string, vec []float32, k int, f memory.Filter) ([]memory.Hit, error)
+	EntitiesByName(ctx context.Context, bankID string, names []string) ([]*memory.Entity, error)
+	SimilarEntities(ctx context.Context, bankID string, t memory.EntityType, vec []float32, k int, min float64) ([]memory.EntityHit, error)
+	Relations(ctx context.Context, bankID string, q memory.RelationQuery) ([]*memory.Relation, error)
+}
+
 // Pipeline is the write path. Create it with New; it is safe for
 // concurrent use.
 type Pipeline struct {
-	Store     memory.Store
+	Store     Store
 	Embedder  memory.Embedder
 	Extractor Extractor
 	// EmbedBatch is the embedder batch size (DefaultEmbedBatch).
@@ -66,7 +85,7 @@ type Pipeline struct {
 }
 
 // New returns a pipeline over the given store, embedder and extractor.
-func New(store memory.Store, emb memory.Embedder, ex Extractor) *Pipeline {
+func New(store Store, emb memory.Embedder, ex Extractor) *Pipeline {
 	return &Pipeline{Store: store, Embedder: emb, Extractor: ex, EmbedBatch: DefaultEmbedBatch, Now: time.Now}
 }
 
@@ -75,15 +94,61 @@ func New(store memory.Store, emb memory.Embedder, ex Extractor) *Pipeline {
 // replaces the old version. Everything of one item is written in one
 // transaction or not at all. Bad input is an EINVALID *memory.Error.
 func (p *Pipeline) Retain(ctx context.Context, req memory.RetainRequest) (*memory.RetainResult, error) {
+	return p.RetainWith(ctx, req, Along{})
+}
+
+// Along is what must be written in the same transaction as a retained
+// item: the state that says the item was taken in. The zero value writes
+// nothing more.
+type Along struct {
+	// Watermark moves a followed source past the item.
+	Watermark *memory.Watermark
+	// DrainSession removes the buffered session messages the item was
+	// made of.
+	DrainSession *memory.SessionDrain
+}
+
+func (a Along) empty() bool { return a.Watermark == nil && a.DrainSession == nil }
+
+// RetainWith remembers one item as Retain does and writes along in the
+// same transaction. An item that is a duplicate (already stored with the
+// same content, found before extraction or by the write itself) still
+// writes along, alone: the item was taken in either way. Any error —
+// bad input (EINVALID, "nothing to remember" among it), a provider, the
+// store — writes nothing, along included; the caller decides what then
+// (MarkAlong records a skip).
+func (p *Pipeline) RetainWith(ctx context.Context, req memory.RetainRequest, along Along) (*memory.RetainResult, error) {
 	b, dup, err := p.Prepare(ctx, req)
-	if err != nil || dup != nil {
-		return dup, err
+	if err != nil {
+		return nil, err
 	}
+	if dup != nil {
+		return dup, p.MarkAlong(ctx, req.BankID, along)
+	}
+	b.Watermark, b.DrainSession = along.Watermark, along.DrainSession
 	res, err := p.Store.Write(ctx, b)
 	if err != nil {
 		return nil, err
 	}
+	if res.Duplicate {
+		// Stored by someone else since Prepare looked: the batch applied
+		// nothing, along included.
+		if err := p.MarkAlong(ctx, req.BankID, along); err != nil {
+			return nil, err
+		}
+	}
 	return result(b, res), nil
+}
+
+// MarkAlong writes along alone, with no item: a followed line that holds
+// nothing to remember is passed over, a session run the extractor found
+// nothing in is drained. The zero Along writes nothing.
+func (p *Pipeline) MarkAlong(ctx context.Context, bank string, along Along) error {
+	if along.empty() {
+		return nil
+	}
+	_, err := p.Store.Write(ctx, &memory.WriteBatch{BankID: bank, Watermark: along.Watermark, DrainSession: along.DrainSession})
+	return err
 }
 
 // DefaultWorkers is how many items RetainMany prepares at once.
@@ -106,102 +171,83 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 	// On the LLM path an item's conflicts and relations are resolved
 	// against everything written before it, so resolution and writes go
 	// one item at a time, in order; extraction still runs in parallel.
-	ordered := p.Judge != nil
+	oneByOne := p.Judge != nil
 	groupSize := DefaultGroup
-	if ordered {
+	if oneByOne {
 		groupSize = 1
 	}
-	ready := make([]chan struct{}, len(reqs))
-	skipped := make([]bool, len(reqs)) // never started: holds no window slot
-	for i := range ready {
-		ready[i] = make(chan struct{})
-	}
-	// Prepare in parallel, in order of index, so the writer below rarely
-	// waits; a bounded window keeps memory flat on huge imports.
-	sem := make(chan struct{}, DefaultWorkers+DefaultGroup)
-	go func() {
-		var wg sync.WaitGroup
-		for i := range reqs {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				for ; i < len(reqs); i++ {
-					errs[i], skipped[i] = ctx.Err(), true
-					close(ready[i])
-				}
-				wg.Wait()
-				return
-			}
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				drafts[i], results[i], errs[i] = p.draft(ctx, reqs[i])
-				if errs[i] == nil && results[i] == nil && !ordered {
-					errs[i] = p.resolve(ctx, drafts[i])
-				}
-				close(ready[i])
-			}(i)
-		}
-		wg.Wait()
-	}()
 	bulk, _ := p.Store.(memory.BulkWriter)
-	done := 0
-	for start := 0; start < len(reqs); start += groupSize {
+	var (
+		group   []*memory.WriteBatch
+		idx     []int
+		stopped error // ctx's error once it ended at a group's start
+	)
+	// Prepare in parallel, hand over in order of index, so the writer
+	// rarely waits; the window keeps memory flat on huge imports.
+	ordered.Run(ctx, len(reqs), DefaultWorkers+DefaultGroup, func(i int) {
+		drafts[i], results[i], errs[i] = p.draft(ctx, reqs[i])
+		if errs[i] == nil && results[i] == nil && !oneByOne {
+			errs[i] = p.resolve(ctx, drafts[i])
+		}
+	}, func(i int, started bool) {
+		if !started {
+			errs[i] = ctx.Err()
+		}
+		start := i - i%groupSize
+		if i == start && stopped == nil {
+			stopped = ctx.Err()
+		}
+		if stopped != nil {
+			results[i], errs[i], drafts[i] = nil, stopped, nil
+			return
+		}
+		if errs[i] == nil && results[i] == nil && oneByOne {
+			errs[i] = p.resolve(ctx, drafts[i])
+		}
+		if errs[i] == nil && results[i] == nil {
+			group = append(group, drafts[i].batch)
+			idx = append(idx, i)
+		}
 		end := min(start+groupSize, len(reqs))
-		if err := ctx.Err(); err != nil {
-			for i := start; i < len(reqs); i++ {
-				<-ready[i]
-				if !skipped[i] {
-					<-sem
-				}
-				results[i], errs[i] = nil, err
-			}
-			break
+		if i != end-1 {
+			return
 		}
-		var group []*memory.WriteBatch
-		var idx []int
-		for i := start; i < end; i++ {
-			<-ready[i]
-			if !skipped[i] {
-				<-sem
-			}
-			if errs[i] == nil && results[i] == nil && ordered {
-				errs[i] = p.resolve(ctx, drafts[i])
-			}
-			if errs[i] == nil && results[i] == nil {
-				group = append(group, drafts[i].batch)
-				idx = append(idx, i)
-			}
+		p.writeGroup(ctx, bulk, group, idx, results, errs)
+		group, idx = group[:0], idx[:0]
+		for j := start; j < end; j++ {
+			drafts[j] = nil
 		}
-		switch {
-		case len(group) == 0:
-		case bulk != nil:
-			for k, o := range bulk.WriteMany(ctx, group) {
-				if o.Err != nil {
-					errs[idx[k]] = o.Err
-				} else {
-					results[idx[k]] = result(group[k], o.Result)
-				}
-			}
-		default:
-			for k, b := range group {
-				res, err := p.Store.Write(ctx, b)
-				if err != nil {
-					errs[idx[k]] = err
-				} else {
-					results[idx[k]] = result(b, res)
-				}
-			}
-		}
-		for i := start; i < end; i++ {
-			drafts[i] = nil
-		}
-		done = end
 		if progress != nil {
-			progress(done)
+			progress(end)
+		}
+	})
+	return results, errs
+}
+
+// writeGroup writes a group of prepared batches, in one commit when the
+// store is a memory.BulkWriter, and records each one's result or error
+// at its index.
+func (p *Pipeline) writeGroup(ctx context.Context, bulk memory.BulkWriter, group []*memory.WriteBatch, idx []int, results []*memory.RetainResult, errs []error) {
+	switch {
+	case len(group) == 0:
+	case bulk != nil:
+		for k, o := range bulk.WriteMany(ctx, group) {
+			if o.Err != nil {
+				errs[idx[k]] = o.Err
+			} else {
+				results[idx[k]] = result(group[k], o.Result)
+			}
+		}
+	default:
+		for k, b := range group {
+			res, err := p.Store.Write(ctx, b)
+			if err != nil {
+				errs[idx[k]] = err
+			} else {
+				results[idx[k]] = result(b, res)
+			}
 		}
 	}
-	return results, errs
 }
 
 // result turns a store's write result into a retain result.
@@ -449,12 +495,7 @@ func (p *Pipeline) embed(ctx context.Context, bank string, facts []*memory.Fact)
 
 // EmbedText is the text a fact's embedding is computed from: its speaker
 // and its text, as a reader would see it.
-func EmbedText(f *memory.Fact) string {
-	if f.Speaker == "" {
-		return f.Text
-	}
-	return f.Speaker + ": " + f.Text
-}
+func EmbedText(f *memory.Fact) string { return f.Body() }
 
 // graph fills the batch's entities, refs, co-occurrences and links.
 //

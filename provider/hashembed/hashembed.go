@@ -93,6 +93,10 @@ func (e *Embedder) Name() string { return e.name }
 // Dimension returns the length of every vector.
 func (e *Embedder) Dimension() int { return e.dim }
 
+// Lexical implements memory.Lexical: hashed vectors carry word overlap,
+// not meaning.
+func (e *Embedder) Lexical() bool { return true }
+
 // Embed returns one vector per text, in order. A text with no features
 // (empty, punctuation only, or only stopwords; or, vanishingly rarely, one
 // whose features cancel out) yields the zero vector,
