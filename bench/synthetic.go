@@ -124,10 +124,6 @@ type SyntheticOptions struct {
 	// OneByOne retains the documents one Retain call at a time even when
 	// the engine is a BulkRetainer.
 	OneByOne bool
-	// Embedder, when set, is the engine's embedder: with it and a store
-	// that is an ExactVectorSearcher, the report gives the approximate
-	// vector search's recall@10 against the exact one for the queries.
-	Embedder memory.Embedder
 	// BeforeRecalls, when set, is called once between the ingest and the
 	// timed recalls (to start a profile, say).
 	BeforeRecalls func()
@@ -138,23 +134,19 @@ type SyntheticOptions struct {
 	RestWait time.Duration
 }
 
-// StoreEngine is an Engine that exposes its store (*mnemo.Engine is one).
-type StoreEngine interface {
-	Store() memory.Store
-}
-
-// IndexWaiter is a store that builds search indexes in the background
-// (*sqlite.Store is one): RunSynthetic waits for the bank's index before
-// it times recalls, and reports how long that took.
+// IndexWaiter is an Engine whose store builds search indexes in the
+// background (*mnemo.Engine is one): RunSynthetic waits for the bank's
+// index before it times recalls, and reports how long that took.
 type IndexWaiter interface {
-	WaitIndexed(ctx context.Context, bankID string) error
+	WaitIndexed(ctx context.Context, bank string) error
 }
 
-// ExactVectorSearcher is a store whose SearchVector may be approximate
-// and that can also answer exactly (*sqlite.Store is one).
-type ExactVectorSearcher interface {
-	SearchVector(ctx context.Context, bankID string, vec []float32, k int, f memory.Filter) ([]memory.Hit, error)
-	SearchVectorExact(ctx context.Context, bankID string, vec []float32, k int, f memory.Filter) ([]memory.Hit, error)
+// VectorIndexChecker is an Engine that can measure its approximate
+// vector index against exact search (*mnemo.Engine is one): the report
+// then gives the index's recall@10 for the queries. ok false means the
+// search is exact and nothing was measured.
+type VectorIndexChecker interface {
+	VectorIndexRecall(ctx context.Context, bank string, queries []string, k int) (recall float64, ok bool, err error)
 }
 
 // syntheticChunk is how many documents RunSynthetic hands a BulkRetainer
@@ -267,19 +259,15 @@ func RunSynthetic(ctx context.Context, eng Engine, opts SyntheticOptions) (*Synt
 			step()
 		}
 	}
-	var store memory.Store
-	if se, ok := eng.(StoreEngine); ok {
-		store = se.Store()
-	}
-	if w, ok := store.(IndexWaiter); ok {
+	if w, ok := eng.(IndexWaiter); ok {
 		t := time.Now()
 		if err := w.WaitIndexed(ctx, bank.ID); err != nil {
 			return nil, fmt.Errorf("wait for the search index: %w", err)
 		}
 		r.IndexWaitMS = millis(time.Since(t))
 	}
-	if ex, ok := store.(ExactVectorSearcher); ok && opts.Embedder != nil {
-		if r.ANNRecall10, err = annRecall(ctx, ex, opts.Embedder, bank.ID, queries); err != nil {
+	if c, ok := eng.(VectorIndexChecker); ok {
+		if r.ANNRecall10, _, err = c.VectorIndexRecall(ctx, bank.ID, queries, 10); err != nil {
 			return nil, err
 		}
 	}
@@ -317,44 +305,6 @@ func RunSynthetic(ctx context.Context, eng Engine, opts SyntheticOptions) (*Synt
 }
 
 // annRecall returns the mean recall@10 of s.SearchVector against
-// s.SearchVectorExact for the embedded queries.
-func annRecall(ctx context.Context, s ExactVectorSearcher, emb memory.Embedder, bank string, queries []string) (float64, error) {
-	vecs, err := emb.Embed(ctx, queries)
-	if err != nil {
-		return 0, fmt.Errorf("embed queries: %w", err)
-	}
-	var sum float64
-	for _, v := range vecs {
-		got, err := s.SearchVector(ctx, bank, v, 10, memory.Filter{})
-		if err != nil {
-			return 0, err
-		}
-		want, err := s.SearchVectorExact(ctx, bank, v, 10, memory.Filter{})
-		if err != nil {
-			return 0, err
-		}
-		sum += RecallOf(got, want)
-	}
-	return sum / float64(len(vecs)), nil
-}
-
-// RecallOf is the share of want's ids found in got (1 when want is empty).
-func RecallOf(got, want []memory.Hit) float64 {
-	if len(want) == 0 {
-		return 1
-	}
-	seen := make(map[string]bool, len(got))
-	for _, h := range got {
-		seen[h.ID] = true
-	}
-	n := 0
-	for _, h := range want {
-		if seen[h.ID] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(want))
-}
 
 // WriteText writes r as human-readable lines.
 func (r *SyntheticReport) WriteText(w io.Writer) error {

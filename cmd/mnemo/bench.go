@@ -17,7 +17,6 @@ import (
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/bench"
 	"github.com/mnemo-ai/mnemo/memory"
-	"github.com/mnemo-ai/mnemo/provider/hashembed"
 	"github.com/mnemo-ai/mnemo/store/postgres"
 	"github.com/spf13/cobra"
 )
@@ -38,7 +37,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return memory.Errorf(memory.EINVALID, "%s: %v", data, err)
 			}
-			eng, _, _, cleanup, err := g.benchEngine(cmd, keep)
+			eng, _, cleanup, err := g.benchEngine(cmd, keep)
 			if err != nil {
 				return err
 			}
@@ -79,7 +78,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 			if facts <= 0 {
 				return usagef("--facts must be positive")
 			}
-			eng, emb, path, cleanup, err := g.benchEngine(cmd, keep || startup)
+			eng, path, cleanup, err := g.benchEngine(cmd, keep || startup)
 			if err != nil {
 				return err
 			}
@@ -96,7 +95,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 			}()
 			opts := bench.SyntheticOptions{
 				Facts: facts, Seed: seed, Queries: queries, OneByOne: oneByOne, Progress: g.progress(g.stderr, "synthetic"),
-				Embedder: emb, RestWait: restWait,
+				RestWait: restWait,
 			}
 			if cpuProfile != "" {
 				// The recalls are profiled, not the ingest.
@@ -298,13 +297,11 @@ func (g *globals) startup(cmd *cobra.Command, bank string, seed int64, queries i
 	rep.FirstRecallMS = millisSince(t)
 	rep.ProcessMS = processAge()
 	stopProfile()
-	if w, ok := eng.Store().(bench.IndexWaiter); ok {
-		t = time.Now()
-		if err := w.WaitIndexed(ctx, bank); err != nil {
-			return nil, err
-		}
-		rep.IndexWaitMS = millisSince(t)
+	t = time.Now()
+	if err := eng.WaitIndexed(ctx, bank); err != nil {
+		return nil, err
 	}
+	rep.IndexWaitMS = millisSince(t)
 	lat := make([]time.Duration, 0, queries)
 	for _, q := range qs[1:] {
 		t := time.Now()
@@ -386,12 +383,11 @@ func millisSince(t time.Time) float64 { return float64(time.Since(t)) / float64(
 // benchEngine opens an engine on a new database in a temporary directory
 // (benchmarks never touch the user's memory) with access recording off,
 // so a run's results do not depend on the timing of earlier recalls, and
-// with the providers the flags name. It returns the engine's embedder and
-// the database path too.
-func (g *globals) benchEngine(cmd *cobra.Command, keep bool) (*mnemo.Engine, memory.Embedder, string, func(), error) {
+// with the providers the flags name. It returns the database path too.
+func (g *globals) benchEngine(cmd *cobra.Command, keep bool) (*mnemo.Engine, string, func(), error) {
 	dir, err := os.MkdirTemp("", "mnemo-bench-")
 	if err != nil {
-		return nil, nil, "", nil, err
+		return nil, "", nil, err
 	}
 	path := filepath.Join(dir, "bench.db")
 	if dbURL, _ := cmd.Flags().GetString("db-url"); dbURL != "" {
@@ -405,18 +401,18 @@ func (g *globals) benchEngine(cmd *cobra.Command, keep bool) (*mnemo.Engine, mem
 		}, strings.TrimPrefix(schema, "mnemo-bench-")))
 		if path, err = postgres.CreateSchema(cmd.Context(), dbURL, schema); err != nil {
 			os.RemoveAll(dir)
-			return nil, nil, "", nil, err
+			return nil, "", nil, err
 		}
 		rm := func() { postgres.DropSchema(context.Background(), dbURL, schema); os.RemoveAll(dir) }
-		eng, emb, _, cleanup, err := g.openBenchEngine(cmd, path, keep, rm)
-		return eng, emb, path, cleanup, err
+		eng, _, cleanup, err := g.openBenchEngine(cmd, path, keep, rm)
+		return eng, path, cleanup, err
 	}
 	return g.openBenchEngine(cmd, path, keep, func() { os.RemoveAll(dir) })
 }
 
 // openBenchEngine opens the benchmark engine on db; remove deletes the
 // database unless keep.
-func (g *globals) openBenchEngine(cmd *cobra.Command, path string, keep bool, remove func()) (*mnemo.Engine, memory.Embedder, string, func(), error) {
+func (g *globals) openBenchEngine(cmd *cobra.Command, path string, keep bool, remove func()) (*mnemo.Engine, string, func(), error) {
 	var err error
 	// The providers the flags name (--embed, --llm, --rerank) apply; the
 	// database is always the temporary one.
@@ -425,16 +421,13 @@ func (g *globals) openBenchEngine(cmd *cobra.Command, path string, keep bool, re
 	var eng *mnemo.Engine
 	if err == nil {
 		cfg.DB = path
-		if cfg.Embedder == nil {
-			cfg.Embedder = hashembed.New(hashembed.DefaultDimension) // mnemo.Open's default, named
-		}
 		eng, err = mnemo.Open(cmd.Context(), cfg)
 	}
 	if err != nil {
 		remove()
-		return nil, nil, "", nil, err
+		return nil, "", nil, err
 	}
-	return eng, cfg.Embedder, path, func() {
+	return eng, path, func() {
 		eng.Close()
 		if keep {
 			fmt.Fprintln(g.stderr, "benchmark database kept at", path)
