@@ -162,3 +162,13 @@ func NewFollowLine(file string, offset int64, res *memory.RetainResult, err erro
 	}
 	return out
 }
+
+// BankList is the banks there are.
+type BankList struct {
+	Banks []Bank `json:"banks"`
+}
+
+// Deleted names what a delete removed.
+type Deleted struct {
+	Deleted string `json:"deleted"`
+}

@@ -2,22 +2,10 @@ package main
 
 import (
 	"fmt"
-	"time"
 
-	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 )
-
-type bankJSON struct {
-	Name      string    `json:"name"`
-	Embedder  string    `json:"embedder,omitempty"`
-	Dimension int       `json:"dimension,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-func toBankJSON(b *memory.Bank) bankJSON {
-	return bankJSON{Name: b.Name, Embedder: b.Embedder, Dimension: b.Dimension, CreatedAt: b.CreatedAt}
-}
 
 func newBankCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "bank", Short: "Create, list and delete memory banks"}
@@ -35,7 +23,7 @@ func newBankCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				return g.printJSON(toBankJSON(b))
+				return g.printJSON(wire.NewBank(b))
 			}
 			fmt.Fprintf(g.stdout, "created bank %s\n", b.Name)
 			return nil
@@ -54,11 +42,11 @@ func newBankCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				out := make([]bankJSON, 0, len(banks))
+				out := make([]wire.Bank, 0, len(banks))
 				for _, b := range banks {
-					out = append(out, toBankJSON(b))
+					out = append(out, wire.NewBank(b))
 				}
-				return g.printJSON(map[string]any{"banks": out})
+				return g.printJSON(wire.BankList{Banks: out})
 			}
 			for _, b := range banks {
 				fmt.Fprintln(g.stdout, b.Name)
@@ -78,7 +66,7 @@ func newBankCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				return g.printJSON(map[string]any{"deleted": args[0]})
+				return g.printJSON(wire.Deleted{Deleted: args[0]})
 			}
 			fmt.Fprintf(g.stdout, "deleted bank %s\n", args[0])
 			return nil

@@ -7,17 +7,9 @@ import (
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 )
-
-// followJSON is one line `mnemo import --watch --json` took in or
-// skipped, printed as one JSON object per line.
-type followJSON struct {
-	File   string               `json:"file"`
-	Offset int64                `json:"offset"`
-	Result *memory.RetainResult `json:"result,omitempty"`
-	Error  string               `json:"error,omitempty"`
-}
 
 // watch follows the folder dir (import --watch) until the command's
 // context ends: SIGINT or SIGTERM is a clean stop.
@@ -34,11 +26,7 @@ func (g *globals) watch(cmd *cobra.Command, dir string, poll time.Duration) erro
 	enc := json.NewEncoder(g.stdout)
 	opts := mnemo.FollowOptions{Bank: g.bank, Dir: dir, Poll: poll, OnLine: func(ev mnemo.FollowEvent) {
 		if g.json {
-			out := followJSON{File: ev.File, Offset: ev.Offset, Result: ev.Result}
-			if ev.Err != nil {
-				out.Error = memory.ErrorMessage(ev.Err)
-			}
-			enc.Encode(out)
+			enc.Encode(wire.NewFollowLine(ev.File, ev.Offset, ev.Result, ev.Err))
 			return
 		}
 		switch {

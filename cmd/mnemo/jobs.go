@@ -9,29 +9,9 @@ import (
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 )
-
-// jobJSON is a job as `mnemo jobs --json` prints it.
-type jobJSON struct {
-	ID        string           `json:"id"`
-	Bank      string           `json:"bank"`
-	Kind      string           `json:"kind"`
-	Status    memory.JobStatus `json:"status"`
-	Attempts  int              `json:"attempts"`
-	Error     string           `json:"error,omitempty"`
-	Result    json.RawMessage  `json:"result,omitempty"`
-	CreatedAt time.Time        `json:"created_at"`
-	UpdatedAt time.Time        `json:"updated_at"`
-}
-
-func newJobJSON(j *memory.Job) jobJSON {
-	out := jobJSON{ID: j.ID, Bank: j.BankID, Kind: j.Kind, Status: j.Status, Attempts: j.Attempts, Error: j.Error, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt}
-	if json.Valid(j.Result) {
-		out.Result = j.Result
-	}
-	return out
-}
 
 func newJobsCmd(g *globals) *cobra.Command {
 	var limit int
@@ -53,9 +33,9 @@ A job is queued by "mnemo retain --async" and run by a background worker
 				return err
 			}
 			if g.json {
-				out := make([]jobJSON, len(js))
+				out := make([]wire.Job, len(js))
 				for i, j := range js {
-					out[i] = newJobJSON(j)
+					out[i] = wire.NewJob(j)
 				}
 				return g.printJSON(out)
 			}
@@ -117,7 +97,7 @@ func newJobsShowCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				return g.printJSON(newJobJSON(j))
+				return g.printJSON(wire.NewJob(j))
 			}
 			fmt.Fprintf(g.stdout, "%s: %s after %d attempts", j.ID, j.Status, j.Attempts)
 			if o := jobOutcome(j); o != "" {
@@ -151,7 +131,7 @@ after a temporary failure are left for a later run.`,
 				return err
 			}
 			if g.json {
-				return g.printJSON(map[string]int{"jobs": ran, "sessions": flushed})
+				return g.printJSON(wire.JobsRun{Jobs: ran, Sessions: flushed})
 			}
 			fmt.Fprintf(g.stdout, "ran %d jobs; extracted %d idle sessions\n", ran, flushed)
 			return nil

@@ -168,7 +168,12 @@ type recallResult struct {
 	Speaker    string                          `json:"speaker"`
 	Explain    map[string]memory.StrategyScore `json:"explain"`
 	Status     memory.Status                   `json:"status"`
-	Previously []previousJSON                  `json:"previously"`
+	Previously []struct {
+		ID      string     `json:"id"`
+		Text    string     `json:"text"`
+		Speaker string     `json:"speaker"`
+		ValidTo *time.Time `json:"valid_to"`
+	} `json:"previously"`
 }
 
 type recallOut struct {

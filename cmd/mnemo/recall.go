@@ -5,50 +5,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/recall"
+	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 )
-
-// recallResultJSON is one result of `mnemo recall --json`; the field set
-// is a contract scripts rely on.
-type recallResultJSON struct {
-	ID         string                          `json:"id"`
-	Text       string                          `json:"text"`
-	Score      float64                         `json:"score"`
-	OccurredAt *time.Time                      `json:"occurred_at"`
-	Speaker    string                          `json:"speaker"`
-	Explain    map[string]memory.StrategyScore `json:"explain,omitempty"`
-	Status     memory.Status                   `json:"status,omitempty"`
-	Previously []previousJSON                  `json:"previously,omitempty"`
-}
-
-// previousJSON is a fact a result superseded.
-type previousJSON struct {
-	ID      string     `json:"id"`
-	Text    string     `json:"text"`
-	Speaker string     `json:"speaker,omitempty"`
-	ValidTo *time.Time `json:"valid_to,omitempty"`
-}
-
-type recallJSON struct {
-	Observations []observationJSON  `json:"observations,omitempty"`
-	Results      []recallResultJSON `json:"results"`
-	Context      string             `json:"context"`
-}
-
-// observationJSON is one observation of recall's first phase, with the
-// ids of its bundled facts.
-type observationJSON struct {
-	ID    string   `json:"id"`
-	Text  string   `json:"text"`
-	Kind  string   `json:"kind"`
-	Score float64  `json:"score"`
-	Facts []string `json:"facts"`
-}
 
 func newRecallCmd(g *globals) *cobra.Command {
 	var limit, budget int
@@ -80,32 +43,7 @@ func newRecallCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				out := recallJSON{Results: make([]recallResultJSON, 0, len(rec.Results)), Context: rec.Context}
-				for _, o := range rec.Observations {
-					oj := observationJSON{ID: o.Observation.ID, Text: o.Observation.Text, Kind: string(o.Observation.Kind), Score: o.Score, Facts: []string{}}
-					for _, f := range o.Facts {
-						oj.Facts = append(oj.Facts, f.ID)
-					}
-					out.Observations = append(out.Observations, oj)
-				}
-				for _, r := range rec.Results {
-					j := recallResultJSON{ID: r.Fact.ID, Text: r.Fact.Text, Score: r.Score, Speaker: r.Fact.Speaker, Explain: r.Explain}
-					if r.Fact.Status != memory.StatusActive {
-						j.Status = r.Fact.Status // only superseded or archived facts (--history) say so
-					}
-					for _, p := range r.Previously {
-						pj := previousJSON{ID: p.ID, Text: p.Text, Speaker: p.Speaker}
-						if !p.ValidTo.IsZero() {
-							pj.ValidTo = &p.ValidTo
-						}
-						j.Previously = append(j.Previously, pj)
-					}
-					if t := r.Fact.EventTime(); !t.IsZero() {
-						j.OccurredAt = &t
-					}
-					out.Results = append(out.Results, j)
-				}
-				return g.printJSON(out)
+				return g.printJSON(wire.NewRecall(rec))
 			}
 			if format != "" {
 				// The context itself, ready for a system prompt.

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -58,7 +58,7 @@ minutes, by "mnemo jobs run" or a running server).`,
 					return err
 				}
 				if g.json {
-					return g.printJSON(newJobJSON(j))
+					return g.printJSON(wire.NewJob(j))
 				}
 				fmt.Fprintln(g.stdout, j.ID)
 				return nil
@@ -72,7 +72,7 @@ minutes, by "mnemo jobs run" or a running server).`,
 				return err
 			}
 			if g.json {
-				return g.printJSON(res)
+				return g.printJSON(wire.NewRetainResult(res))
 			}
 			if res.Duplicate {
 				fmt.Fprintf(g.stdout, "already remembered (document %s): nothing to do\n", res.DocumentID)
@@ -111,19 +111,6 @@ func checkRetainFlags(cmd *cobra.Command, session string) error {
 	return nil
 }
 
-// sessionJSON is a session append's result as --json prints it.
-type sessionJSON struct {
-	Session      string                 `json:"session"`
-	Messages     int                    `json:"messages"`
-	UserMessages int                    `json:"user_messages"`
-	FirstSeq     int64                  `json:"first_seq,omitempty"`
-	LastSeq      int64                  `json:"last_seq,omitempty"`
-	LastAt       *time.Time             `json:"last_at,omitempty"`
-	Retained     []*memory.RetainResult `json:"retained,omitempty"`
-	Dropped      int                    `json:"dropped,omitempty"`
-	ExtractError string                 `json:"extract_error,omitempty"`
-}
-
 // appendMessage appends one message to a streaming session and prints
 // the session's state (and what an extraction it triggered retained).
 func (g *globals) appendMessage(cmd *cobra.Command, session string, role memory.Role, msg memory.Message) error {
@@ -137,12 +124,7 @@ func (g *globals) appendMessage(cmd *cobra.Command, session string, role memory.
 	}
 	st := res.State
 	if g.json {
-		out := sessionJSON{Session: st.Session, Messages: st.Messages, UserMessages: st.UserMessages, FirstSeq: st.FirstSeq, LastSeq: st.LastSeq,
-			Retained: res.Retained, Dropped: res.Dropped, ExtractError: res.ExtractError}
-		if !st.LastAt.IsZero() {
-			out.LastAt = &st.LastAt
-		}
-		return g.printJSON(out)
+		return g.printJSON(wire.NewSession(st, res.Retained, res.Dropped, res.ExtractError))
 	}
 	for _, r := range res.Retained {
 		if r.Duplicate {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -21,11 +22,7 @@ func newStatsCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				return g.printJSON(map[string]any{
-					"bank": g.bank, "documents": st.Documents, "chunks": st.Chunks, "facts": st.Facts,
-					"active": st.Active, "superseded": st.Superseded, "archived": st.Archived,
-					"entities": st.Entities, "relations": st.Relations, "links": st.Links,
-				})
+				return g.printJSON(wire.NewStats(g.bank, st))
 			}
 			fmt.Fprintf(g.stdout, "bank %s\n  documents  %d\n  chunks     %d\n  facts      %d (%d active, %d superseded, %d archived)\n  entities   %d\n  relations  %d\n  links      %d\n",
 				g.bank, st.Documents, st.Chunks, st.Facts, st.Active, st.Superseded, st.Archived, st.Entities, st.Relations, st.Links)

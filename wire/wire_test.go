@@ -1,0 +1,63 @@
+package wire_test
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/wire"
+)
+
+// TestKeys pins every shape's JSON keys: scripts rely on them, so a key
+// renamed or removed must fail here and be a deliberate change. Adding a
+// key means adding it to the list.
+func TestKeys(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		keys string
+	}{
+		{wire.Bank{}, "name embedder dimension created_at"},
+		{wire.BankList{}, "banks"},
+		{wire.Deleted{}, "deleted"},
+		{wire.Stats{}, "active archived bank chunks documents entities facts links relations superseded"},
+		{wire.RetainResult{}, "document_id duplicate replaced facts entities links"},
+		{wire.Job{}, "id bank kind status attempts error result created_at updated_at"},
+		{wire.JobsRun{}, "jobs sessions"},
+		{wire.Session{}, "session messages user_messages first_seq last_seq last_at retained dropped extract_error"},
+		{wire.FollowLine{}, "file offset result error"},
+		{wire.Recall{}, "observations results context"},
+		{wire.Observation{}, "id text kind score facts"},
+		{wire.RecallResult{}, "id text score occurred_at speaker explain status previously"},
+		{wire.StrategyScore{}, "rank score"},
+		{wire.Previous{}, "id text speaker valid_to"},
+	} {
+		typ := reflect.TypeOf(c.v)
+		var got []string
+		for f := range typ.Fields() {
+			tag, ok := f.Tag.Lookup("json")
+			name, _, _ := strings.Cut(tag, ",")
+			if !ok || name == "" || name == "-" {
+				t.Errorf("%s.%s has no explicit json key", typ.Name(), f.Name)
+				continue
+			}
+			got = append(got, name)
+		}
+		if want := strings.Fields(c.keys); !slices.Equal(got, want) {
+			t.Errorf("%s keys = %v, want %v", typ.Name(), got, want)
+		}
+	}
+}
+
+// TestStatsKeysSorted keeps Stats' keys in alphabetical order, the order
+// `mnemo stats --json` printed before the shape had a type.
+func TestStatsKeysSorted(t *testing.T) {
+	typ := reflect.TypeOf(wire.Stats{})
+	var keys []string
+	for f := range typ.Fields() {
+		keys = append(keys, f.Tag.Get("json"))
+	}
+	if !slices.IsSorted(keys) {
+		t.Errorf("Stats keys %v are not sorted", keys)
+	}
+}
