@@ -471,25 +471,68 @@ func dayOrYear(k string) bool {
 }
 
 // futureTense reports whether the words speak of the future, so that
-// go-dateparser prefers a future date for "Friday" or "in June".
+// go-dateparser prefers a future date for "Friday" or "in June": a future
+// auxiliary (will, 'll, gonna, "going to") or plan word, or the present
+// progressive of an arrangement ("I'm moving in April", "we're starting
+// in June"; see progressiveFuture).
 func futureTense(toks []token) bool {
 	for i, t := range toks {
 		switch t.lower {
 		case "will", "gonna", "upcoming", "planning", "plan", "plans", "soon":
 			return true
 		case "going":
-			if i+1 < len(toks) && toks[i+1].key == "to" && i >= 1 {
-				switch toks[i-1].lower {
-				case "i'm", "im", "am", "are", "we're", "you're", "they're", "is", "she's", "he's", "it's":
-					return true
-				}
+			if i+1 < len(toks) && toks[i+1].key == "to" && i >= 1 && beForms[toks[i-1].lower] {
+				return true
 			}
 		}
 		if strings.HasSuffix(t.lower, "'ll") {
 			return true
 		}
+		if progressiveFuture(toks, i) {
+			return true
+		}
 	}
 	return false
+}
+
+// beForms are the present forms of "be" (with their subject when
+// contracted) that make a present progressive.
+var beForms = map[string]bool{
+	"i'm": true, "im": true, "am": true, "are": true, "we're": true, "you're": true,
+	"they're": true, "is": true, "she's": true, "he's": true, "it's": true,
+}
+
+// arrangementVerbs are the -ing forms English puts in the present
+// progressive to speak of a planned future: "I'm moving in April" is next
+// April, never the last one, for the present progressive cannot point
+// back in time. Only verbs of arrangements are listed: "it's amazing"
+// is an adjective, and "I'm having fun since March" no plan.
+var arrangementVerbs = map[string]bool{
+	"moving": true, "starting": true, "leaving": true, "flying": true, "traveling": true,
+	"travelling": true, "visiting": true, "heading": true, "graduating": true, "relocating": true,
+	"retiring": true, "launching": true, "joining": true, "attending": true, "hosting": true,
+	"returning": true, "beginning": true,
+}
+
+// progressiveAdverbs may stand between the form of "be" and the verb of a
+// progressive future: "I'm finally moving", "we're not leaving".
+var progressiveAdverbs = map[string]bool{
+	"finally": true, "also": true, "actually": true, "officially": true, "probably": true,
+	"definitely": true, "really": true, "just": true, "still": true, "not": true,
+}
+
+// progressiveFuture reports whether toks[i] is a present form of "be"
+// followed by an arrangement verb, with at most one adverb between:
+// "I'm moving", "we are finally starting".
+func progressiveFuture(toks []token, i int) bool {
+	if !beForms[toks[i].lower] {
+		return false
+	}
+	j := i + 1
+	if j < len(toks) && progressiveAdverbs[toks[j].key] {
+		j++
+	}
+	return j < len(toks) && arrangementVerbs[toks[j].key]
 }
 
 // window returns the byte range of text around offset at handed to
