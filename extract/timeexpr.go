@@ -56,27 +56,26 @@ const dateWindow = 6
 // 2010s", "the 1990's") is its ten years; "the 1900s" and "the 2000s",
 // which may be centuries, are no date.
 //
-// Absolute dates and the other relative ones are go-dateparser's
-// semantics: it prefers past dates unless the text speaks of the future
-// (will, 'll, gonna, going to, planning…). Its commonest forms are
-// resolved by fixed rules that give what it gives, without calling it
-// (0.1–1 ms a call): "March 2021", "12 May 2022", "May 12, 2022",
-// "2022-05-12", "May 12th" and "12 May" (the latest such day not after
-// ref's, or the first one after it for the future), "in May" (this
-// year's when not after ref's month, else last year's; next year's when
-// not before it, for the future), "2021" and "in 2021", "on Friday" (the
-// last one before ref's day, or the next one for the future), "two weeks
-// ago"; and only when no number, date word, range word or time of day
-// near the phrase may make go-dateparser read it otherwise. One
-// difference is kept: go-dateparser finds no date a few words from a word
-// starting with z ("on 12 May 2022 and Zoe has tickets"); the fixed rules
-// do. Everything else ("June 5 at noon", "12/05/2023", "in two weeks",
-// "the 5th of June" among numbers) goes to go-dateparser itself, as the
-// whole text: what it finds first wins. To keep it fast and precise,
-// go-dateparser only sees texts that hold a trigger word (a month, a
-// weekday, a year MinYear–MaxYear, "ago", a numeric date, "in N days"),
-// and only its matches that contain a trigger are kept: "I may go", "we
-// sat down" and "she is 25" hold no date.
+// Absolute dates and the other relative ones are go-dateparser's semantics:
+// it prefers past dates unless the text speaks of the future (will, 'll,
+// gonna, going to, planning…, or a planned "I'm moving"). Its commonest
+// forms are resolved by fixed rules that give what it gives, without
+// calling it (0.1–1 ms a call): "March 2021", "12 May 2022", "May 12,
+// 2022", "2022-05-12", "May 12th" and "12 May" (the latest such day not
+// after ref's, or the first one after it for the future), "in May" (this
+// year's when not after ref's month, else last year's; next year's when not
+// before it, for the future), "2021" and "in 2021", "on Friday" (the last
+// one before ref's day, or the next one for the future), "two weeks ago";
+// and only when no number, date word, range word or time of day near the
+// phrase may make go-dateparser read it otherwise. One difference is kept:
+// go-dateparser finds no date a few words from a word starting with z ("on
+// 12 May 2022 and Zoe has tickets"); the fixed rules do. Everything else
+// ("June 5 at noon", "12/05/2023", "in two weeks", "the 5th of June" among
+// numbers) goes to go-dateparser itself, as the whole text: what it finds
+// first wins. To keep it fast and precise, go-dateparser only sees texts
+// that hold a trigger word (a month, a weekday, a year MinYear–MaxYear,
+// "ago", a numeric date, "in N days"), and only its matches that contain a
+// trigger are kept: "I may go", "we sat down" and "she is 25" hold no date.
 //
 // ResolveTimeRange is safe for concurrent use.
 func ResolveTimeRange(text string, ref time.Time) (start, end time.Time, ok bool) {
