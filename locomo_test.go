@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/bench"
+	"github.com/mnemo-ai/mnemo/importer"
 )
 
 // TestEngine_LoCoMoDev guards the offline recall quality the project
@@ -26,7 +27,7 @@ func TestEngine_LoCoMoDev(t *testing.T) {
 	if testing.Short() {
 		t.Skip("LoCoMo dev takes a few seconds")
 	}
-	data, err := bench.LoadLoCoMo(path)
+	data, err := importer.LoadLoCoMo(path)
 	if err != nil {
 		t.Fatal(err)
 	}

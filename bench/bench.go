@@ -1,13 +1,14 @@
-// Package bench measures mnemo offline. It holds dataset loaders (LoCoMo),
-// the per-query retrieval metrics and their aggregation exactly as the
-// offline retrieval protocol MEM-RET v1 defines them, a seeded synthetic
-// bank generator, and runners that drive an engine through a dataset and
-// report quality, ingest throughput, recall latency and memory use.
+// Package bench measures mnemo offline. It holds the per-query retrieval
+// metrics and their aggregation exactly as the offline retrieval protocol
+// MEM-RET v1 defines them, a seeded synthetic bank generator, and runners
+// that drive an engine through a dataset and report quality, ingest
+// throughput, recall latency and memory use.
 //
 // The package drives an engine only through the [Engine] interface: it
 // never imports a concrete store or provider, and it never calls an LLM.
-// No dataset ships with it; loaders take a reader or a path the caller
-// gives. cmd/mnemo wires a real engine and draws progress.
+// No dataset ships with it; package importer reads them (LoCoMo) from a
+// reader or a path the caller gives. cmd/mnemo wires a real engine and
+// draws progress.
 package bench
 
 import (

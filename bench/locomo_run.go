@@ -8,15 +8,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 )
+
+// evaluatedCategories are the LoCoMo categories whose questions are
+// scored, in the protocol's order: the rows of a report.
+var evaluatedCategories = []importer.LoCoMoCategory{
+	importer.CategoryMultiHop, importer.CategoryTemporal, importer.CategoryOpenDomain, importer.CategorySingleHop,
+}
 
 // DefaultLoCoMoLimit is the results asked of each LoCoMo recall: a run
 // lists at least 100 ids per query (PROTOCOL §5), the MRR cutoff.
 const DefaultLoCoMoLimit = 100
-
-// LoCoMoSource is the Source of every document RunLoCoMo retains.
-const LoCoMoSource = "locomo"
 
 // LoCoMoOptions tunes [RunLoCoMo]. The zero value is ready to use.
 type LoCoMoOptions struct {
@@ -60,14 +64,14 @@ type LoCoMoReport struct {
 
 // RunLoCoMo benchmarks eng on data. For each conversation it creates a bank
 // named opts.BankPrefix + sample_id, retains each session as one chat
-// document (see [LoCoMoConversation.RetainRequests]), then recalls every
+// document (see [importer.LoCoMoConversation.RetainRequests]), then recalls every
 // evaluated question with the conversation's Now as the reference time.
 // A result's ranked id is its fact's SourceRef: the turn id the engine was
 // given. Results without one are skipped, repeats keep their first rank.
 //
 // The banks must not exist yet. RunLoCoMo stops at the first error of the
 // engine, of ctx or of writing the run file.
-func RunLoCoMo(ctx context.Context, eng Engine, data *LoCoMo, opts LoCoMoOptions) (*LoCoMoReport, error) {
+func RunLoCoMo(ctx context.Context, eng Engine, data *importer.LoCoMo, opts LoCoMoOptions) (*LoCoMoReport, error) {
 	limit := opts.Limit
 	if limit <= 0 {
 		limit = DefaultLoCoMoLimit
@@ -152,33 +156,6 @@ func RunLoCoMo(ctx context.Context, eng Engine, data *LoCoMo, opts LoCoMoOptions
 	r.IngestFactsPerSec = perSecond(r.Facts, r.IngestTime)
 	r.RecallMS = Percentiles(latencies)
 	return r, nil
-}
-
-// RetainRequests returns the conversation's sessions as retain requests
-// for bankID, in ingestion order: Source [LoCoMoSource], ItemID
-// "<sample_id>/session_<n>", At the session time, and one message per
-// turn with the turn's memory id as ID, its speaker, its text followed by
-// " (image: <caption>)" when it shared an image, and the session time.
-func (c *LoCoMoConversation) RetainRequests(bankID string) []memory.RetainRequest {
-	reqs := make([]memory.RetainRequest, 0, len(c.Sessions))
-	for _, s := range c.Sessions {
-		msgs := make([]memory.Message, 0, len(s.Turns))
-		for _, t := range s.Turns {
-			text := t.Text
-			if t.Caption != "" {
-				text += " (image: " + t.Caption + ")"
-			}
-			msgs = append(msgs, memory.Message{ID: t.ID, Speaker: t.Speaker, Text: text, Time: s.Time})
-		}
-		reqs = append(reqs, memory.RetainRequest{
-			BankID:   bankID,
-			Source:   LoCoMoSource,
-			ItemID:   fmt.Sprintf("%s/session_%d", c.ID, s.N),
-			At:       s.Time,
-			Messages: msgs,
-		})
-	}
-	return reqs
 }
 
 // RankedRefs returns the SourceRefs of rec's results in rank order, without

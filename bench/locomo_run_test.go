@@ -18,8 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 )
+
+// tinyLoCoMo is the importer's small LoCoMo fixture.
+var tinyLoCoMo = filepath.Join("..", "importer", "testdata", "locomo-tiny.json")
 
 type runLine struct {
 	QueryID string   `json:"query_id"`
@@ -51,7 +55,7 @@ func readRunFile(t *testing.T, b []byte) []runLine {
 
 // rescore scores a run file with the metric code, independently of the
 // runner's own bookkeeping.
-func rescore(t *testing.T, d *LoCoMo, lines []runLine) (GroupScore, map[string]GroupScore) {
+func rescore(t *testing.T, d *importer.LoCoMo, lines []runLine) (GroupScore, map[string]GroupScore) {
 	t.Helper()
 	qs := d.EvaluatedQueries()
 	if len(lines) != len(qs) {
@@ -70,7 +74,7 @@ func rescore(t *testing.T, d *LoCoMo, lines []runLine) (GroupScore, map[string]G
 }
 
 func TestRunLoCoMo(t *testing.T) {
-	d, err := LoadLoCoMo(tinyLoCoMo)
+	d, err := importer.LoadLoCoMo(tinyLoCoMo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +276,7 @@ func TestRunLoCoMo(t *testing.T) {
 }
 
 func TestRunLoCoMo_Err(t *testing.T) {
-	d, err := LoadLoCoMo(tinyLoCoMo)
+	d, err := importer.LoadLoCoMo(tinyLoCoMo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +346,7 @@ func TestRunLoCoMo_RefEval(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 absent")
 	}
-	d, err := LoadLoCoMo(dataPath)
+	d, err := importer.LoadLoCoMo(dataPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +361,7 @@ func TestRunLoCoMo_RefEval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []LoCoMoTurn
+		var got []importer.LoCoMoTurn
 		var gotTimes []string
 		for _, c := range d.Conversations {
 			for _, s := range c.Sessions {
@@ -387,7 +391,7 @@ func TestRunLoCoMo_RefEval(t *testing.T) {
 			if i >= len(got) {
 				continue
 			}
-			want := LoCoMoTurn{ID: w.ID, DiaID: w.DiaID, Session: w.Session, Turn: w.Turn, Speaker: w.Speaker, Text: w.Text, Caption: w.Caption}
+			want := importer.LoCoMoTurn{ID: w.ID, DiaID: w.DiaID, Session: w.Session, Turn: w.Turn, Speaker: w.Speaker, Text: w.Text, Caption: w.Caption}
 			if got[i] != want || gotTimes[i] != w.Timestamp {
 				t.Errorf("memory %d: got %+v at %s, want %+v at %s", i, got[i], gotTimes[i], want, w.Timestamp)
 			}

@@ -56,27 +56,26 @@ const dateWindow = 6
 // 2010s", "the 1990's") is its ten years; "the 1900s" and "the 2000s",
 // which may be centuries, are no date.
 //
-// Absolute dates and the other relative ones are go-dateparser's
-// semantics: it prefers past dates unless the text speaks of the future
-// (will, 'll, gonna, going to, planning…). Its commonest forms are
-// resolved by fixed rules that give what it gives, without calling it
-// (0.1–1 ms a call): "March 2021", "12 May 2022", "May 12, 2022",
-// "2022-05-12", "May 12th" and "12 May" (the latest such day not after
-// ref's, or the first one after it for the future), "in May" (this
-// year's when not after ref's month, else last year's; next year's when
-// not before it, for the future), "2021" and "in 2021", "on Friday" (the
-// last one before ref's day, or the next one for the future), "two weeks
-// ago"; and only when no number, date word, range word or time of day
-// near the phrase may make go-dateparser read it otherwise. One
-// difference is kept: go-dateparser finds no date a few words from a word
-// starting with z ("on 12 May 2022 and Zoe has tickets"); the fixed rules
-// do. Everything else ("June 5 at noon", "12/05/2023", "in two weeks",
-// "the 5th of June" among numbers) goes to go-dateparser itself, as the
-// whole text: what it finds first wins. To keep it fast and precise,
-// go-dateparser only sees texts that hold a trigger word (a month, a
-// weekday, a year MinYear–MaxYear, "ago", a numeric date, "in N days"),
-// and only its matches that contain a trigger are kept: "I may go", "we
-// sat down" and "she is 25" hold no date.
+// Absolute dates and the other relative ones are go-dateparser's semantics:
+// it prefers past dates unless the text speaks of the future (will, 'll,
+// gonna, going to, planning…, or a planned "I'm moving"). Its commonest
+// forms are resolved by fixed rules that give what it gives, without
+// calling it (0.1–1 ms a call): "March 2021", "12 May 2022", "May 12,
+// 2022", "2022-05-12", "May 12th" and "12 May" (the latest such day not
+// after ref's, or the first one after it for the future), "in May" (this
+// year's when not after ref's month, else last year's; next year's when not
+// before it, for the future), "2021" and "in 2021", "on Friday" (the last
+// one before ref's day, or the next one for the future), "two weeks ago";
+// and only when no number, date word, range word or time of day near the
+// phrase may make go-dateparser read it otherwise. One difference is kept:
+// go-dateparser finds no date a few words from a word starting with z ("on
+// 12 May 2022 and Zoe has tickets"); the fixed rules do. Everything else
+// ("June 5 at noon", "12/05/2023", "in two weeks", "the 5th of June" among
+// numbers) goes to go-dateparser itself, as the whole text: what it finds
+// first wins. To keep it fast and precise, go-dateparser only sees texts
+// that hold a trigger word (a month, a weekday, a year MinYear–MaxYear,
+// "ago", a numeric date, "in N days"), and only its matches that contain a
+// trigger are kept: "I may go", "we sat down" and "she is 25" hold no date.
 //
 // ResolveTimeRange is safe for concurrent use.
 func ResolveTimeRange(text string, ref time.Time) (start, end time.Time, ok bool) {
@@ -471,25 +470,68 @@ func dayOrYear(k string) bool {
 }
 
 // futureTense reports whether the words speak of the future, so that
-// go-dateparser prefers a future date for "Friday" or "in June".
+// go-dateparser prefers a future date for "Friday" or "in June": a future
+// auxiliary (will, 'll, gonna, "going to") or plan word, or the present
+// progressive of an arrangement ("I'm moving in April", "we're starting
+// in June"; see progressiveFuture).
 func futureTense(toks []token) bool {
 	for i, t := range toks {
 		switch t.lower {
 		case "will", "gonna", "upcoming", "planning", "plan", "plans", "soon":
 			return true
 		case "going":
-			if i+1 < len(toks) && toks[i+1].key == "to" && i >= 1 {
-				switch toks[i-1].lower {
-				case "i'm", "im", "am", "are", "we're", "you're", "they're", "is", "she's", "he's", "it's":
-					return true
-				}
+			if i+1 < len(toks) && toks[i+1].key == "to" && i >= 1 && beForms[toks[i-1].lower] {
+				return true
 			}
 		}
 		if strings.HasSuffix(t.lower, "'ll") {
 			return true
 		}
+		if progressiveFuture(toks, i) {
+			return true
+		}
 	}
 	return false
+}
+
+// beForms are the present forms of "be" (with their subject when
+// contracted) that make a present progressive.
+var beForms = map[string]bool{
+	"i'm": true, "im": true, "am": true, "are": true, "we're": true, "you're": true,
+	"they're": true, "is": true, "she's": true, "he's": true, "it's": true,
+}
+
+// arrangementVerbs are the -ing forms English puts in the present
+// progressive to speak of a planned future: "I'm moving in April" is next
+// April, never the last one, for the present progressive cannot point
+// back in time. Only verbs of arrangements are listed: "it's amazing"
+// is an adjective, and "I'm having fun since March" no plan.
+var arrangementVerbs = map[string]bool{
+	"moving": true, "starting": true, "leaving": true, "flying": true, "traveling": true,
+	"travelling": true, "visiting": true, "heading": true, "graduating": true, "relocating": true,
+	"retiring": true, "launching": true, "joining": true, "attending": true, "hosting": true,
+	"returning": true, "beginning": true,
+}
+
+// progressiveAdverbs may stand between the form of "be" and the verb of a
+// progressive future: "I'm finally moving", "we're not leaving".
+var progressiveAdverbs = map[string]bool{
+	"finally": true, "also": true, "actually": true, "officially": true, "probably": true,
+	"definitely": true, "really": true, "just": true, "still": true, "not": true,
+}
+
+// progressiveFuture reports whether toks[i] is a present form of "be"
+// followed by an arrangement verb, with at most one adverb between:
+// "I'm moving", "we are finally starting".
+func progressiveFuture(toks []token, i int) bool {
+	if !beForms[toks[i].lower] {
+		return false
+	}
+	j := i + 1
+	if j < len(toks) && progressiveAdverbs[toks[j].key] {
+		j++
+	}
+	return j < len(toks) && arrangementVerbs[toks[j].key]
 }
 
 // window returns the byte range of text around offset at handed to

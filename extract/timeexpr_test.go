@@ -107,6 +107,46 @@ func TestResolveTimeRange(t *testing.T) {
 	}
 }
 
+// TestResolveTimeRange_ProgressiveFuture checks that a bare month or day
+// resolves forward when the present progressive speaks of a plan, and
+// backward in the past tense or the plain present.
+func TestResolveTimeRange_ProgressiveFuture(t *testing.T) {
+	ref := time.Date(2024, 3, 4, 10, 0, 0, 0, time.UTC) // a Monday
+	tests := []struct {
+		text       string
+		start, end string
+	}{
+		{"I'm moving in April.", "2024-04-01", "2024-05-01"},
+		{"I’m moving in April.", "2024-04-01", "2024-05-01"},
+		{"I am moving to Lisbon in April", "2024-04-01", "2024-05-01"},
+		{"We're starting the new project in June", "2024-06-01", "2024-07-01"},
+		{"I'm starting at Northwind in April", "2024-04-01", "2024-05-01"},
+		{"we're going to Rome in May", "2024-05-01", "2024-06-01"},
+		{"She's finally leaving in February", "2025-02-01", "2025-03-01"},
+		{"They are not moving in April after all", "2024-04-01", "2024-05-01"},
+		{"I'm flying to Berlin on Friday", "2024-03-08", "2024-03-09"},
+		{"I'm visiting my parents on 12 May", "2024-05-12", "2024-05-13"},
+		// The past and the plain present stay backward.
+		{"I moved in April.", "2023-04-01", "2023-05-01"},
+		{"I was moving in April", "2023-04-01", "2023-05-01"},
+		{"We started the project in June", "2023-06-01", "2023-07-01"},
+		{"It's amazing what happened in April", "2023-04-01", "2023-05-01"},
+		{"I'm happy we met in April", "2023-04-01", "2023-05-01"},
+		{"I'm reading the book I bought on Friday", "2024-03-01", "2024-03-02"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			start, end, ok := ResolveTimeRange(tt.text, ref)
+			if !ok {
+				t.Fatalf("ResolveTimeRange(%q) found no date, want %s..%s", tt.text, tt.start, tt.end)
+			}
+			if !start.Equal(day(tt.start)) || !end.Equal(day(tt.end)) {
+				t.Errorf("ResolveTimeRange(%q) = %v..%v, want %s..%s", tt.text, start, end, tt.start, tt.end)
+			}
+		})
+	}
+}
+
 func TestResolveTimeRange_Reference(t *testing.T) {
 	est := time.FixedZone("EST", -5*3600)
 	tests := []struct {

@@ -1,7 +1,9 @@
 // Package importer reads files into retain requests: JSONL chat
-// transcripts and LoCoMo conversations. It parses and validates; the
-// engine retains. A bad line never stops an import: it is reported with
-// its line number and the rest goes on.
+// transcripts and LoCoMo conversations (the benchmark's dataset too), and
+// tells a file's format from its first bytes ([Detect]) for every adapter
+// that takes files. It parses and validates; the engine retains, and bank
+// exports are read by the engine itself. A bad line never stops an
+// import: it is reported with its line number and the rest goes on.
 package importer
 
 import (

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/bench"
+	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store/postgres"
 	"github.com/spf13/cobra"
@@ -33,7 +34,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 			if data == "" {
 				return usagef("--data FILE is required (the LoCoMo JSON)")
 			}
-			ds, err := bench.LoadLoCoMo(data)
+			ds, err := importer.LoadLoCoMo(data)
 			if err != nil {
 				return memory.Errorf(memory.EINVALID, "%s: %v", data, err)
 			}

@@ -85,19 +85,3 @@ func (g *globals) importExport(cmd *cobra.Command, path string) error {
 		rep.Counts[memory.RecordRelation], rep.Counts[memory.RecordLink])
 	return nil
 }
-
-// isExportFile reports whether the file at path begins with a bank
-// export's first line.
-func isExportFile(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	line, err := r.ReadSlice('\n')
-	if err != nil && err != io.EOF {
-		return false
-	}
-	return mnemo.IsExport(line)
-}

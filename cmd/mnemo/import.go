@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mnemo-ai/mnemo"
-	"github.com/mnemo-ai/mnemo/bench"
 	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/spf13/cobra"
@@ -44,7 +42,7 @@ Malformed lines are reported and skipped.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
 			if watch {
-				if cmd.Flags().Changed("format") && format != "jsonl" {
+				if cmd.Flags().Changed("format") && importer.Format(format) != importer.FormatChat {
 					return usagef("--watch follows JSONL files only, not --format %s", format)
 				}
 				return g.watch(cmd, path, poll) // follow.go
@@ -53,16 +51,17 @@ Malformed lines are reported and skipped.`,
 				return usagef("--poll needs --watch")
 			}
 			if format == "" {
-				var err error
-				if format, err = detectFormat(path); err != nil {
+				f, err := detectFormat(path)
+				if err != nil {
 					return err
 				}
+				format = string(f)
 			}
 			var reqs []memory.RetainRequest
 			var problems []importer.Problem
 			createBanks := false
-			switch format {
-			case "jsonl":
+			switch importer.Format(format) {
+			case importer.FormatChat:
 				f, err := os.Open(path)
 				if err != nil {
 					return memory.Errorf(memory.EINVALID, "open %s: %v", path, err)
@@ -72,10 +71,10 @@ Malformed lines are reported and skipped.`,
 				if err != nil {
 					return err
 				}
-			case "export": // export.go
+			case importer.FormatExport: // export.go
 				return g.importExport(cmd, path)
-			case "locomo":
-				data, err := bench.LoadLoCoMo(path)
+			case importer.FormatLoCoMo:
+				data, err := importer.LoadLoCoMo(path)
 				if err != nil {
 					return memory.Errorf(memory.EINVALID, "%s: %v", path, err)
 				}
@@ -119,34 +118,22 @@ Malformed lines are reported and skipped.`,
 	return cmd
 }
 
-// detectFormat tells a JSONL transcript from a LoCoMo file by its name and
-// first non-blank byte.
-func detectFormat(path string) (string, error) {
-	if isExportFile(path) { // a bank export (mnemo export) is JSONL too
-		return "export", nil
-	}
-	if strings.HasSuffix(path, ".jsonl") {
-		return "jsonl", nil
-	}
+// detectFormat reads the first bytes of the file at path and tells its
+// format (see importer.Detect).
+func detectFormat(path string) (importer.Format, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", memory.Errorf(memory.EINVALID, "open %s: %v", path, err)
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
-	for {
-		c, err := r.ReadByte()
-		if err != nil {
-			return "", memory.Errorf(memory.EINVALID, "%s is empty", path)
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '[':
-			return "locomo", nil
-		case '{':
-			return "jsonl", nil
-		}
-		return "", memory.Errorf(memory.EINVALID, "%s: not JSONL or LoCoMo JSON; set --format", path)
+	head := make([]byte, importer.DetectSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return "", memory.Errorf(memory.EINVALID, "read %s: %v", path, err)
 	}
+	format, err := importer.Detect(path, head[:n])
+	if err != nil {
+		return "", memory.Errorf(memory.EINVALID, "%s: %s; set --format", path, memory.ErrorMessage(err))
+	}
+	return format, nil
 }

@@ -49,14 +49,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "mnemo:", pe.Error())
 		return exitPartial
 	}
-	code := memory.ErrorCode(err)
-	if code == memory.EINTERNAL && !isUsageError(err) {
-		fmt.Fprintln(stderr, "mnemo: internal error:", err)
-		return exitInternal
-	}
-	if isUsageError(err) {
+	var ue *usageError
+	if errors.As(err, &ue) {
 		fmt.Fprintln(stderr, "mnemo:", err)
 		return exitInvalid
+	}
+	code := memory.ErrorCode(err)
+	if code == memory.EINTERNAL {
+		fmt.Fprintln(stderr, "mnemo: internal error:", err)
+		return exitInternal
 	}
 	fmt.Fprintln(stderr, "mnemo:", memory.ErrorMessage(err))
 	return exitCode(code)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -685,6 +686,69 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("banks = %q, want %q", got, banks)
 			}
 		})
+	}
+}
+
+// TestUsageError checks that every command-line mistake cobra finds
+// reaches run as a usageError, by type, and exits 2; and that errors of
+// the commands themselves are not usage errors.
+func TestUsageError(t *testing.T) {
+	db := newDB(t)
+	tests := []struct {
+		name  string
+		args  []string
+		usage bool
+	}{
+		{"UnknownCommand", []string{"frobnicate"}, true},
+		{"UnknownCommandNearName", []string{"stat"}, true},
+		{"UnknownFlag", []string{"retain", "--frobnicate", "hello there"}, true},
+		{"UnknownShorthand", []string{"stats", "-z"}, true},
+		{"UnknownGlobalFlag", []string{"--frobnicate", "stats"}, true},
+		{"FlagWithoutValue", []string{"retain", "hello there", "--at"}, true},
+		{"FlagBadValue", []string{"recall", "--limit", "ten", "Lisbon"}, true},
+		{"MissingArg", []string{"recall"}, true},
+		{"MissingFile", []string{"import"}, true},
+		{"ExtraArg", []string{"stats", "extra"}, true},
+		{"TooManyArgs", []string{"retain", "one", "two"}, true},
+		{"SubcommandArgs", []string{"bank", "create"}, true},
+		{"CompletionArgs", []string{"completion", "bash", "extra"}, true},
+		{"CommandsOwn", []string{"import", "--poll", "1s", "x.jsonl"}, true}, // usagef
+		{"NotUsage", []string{"recall", "  "}, false},                       // EINVALID from the engine
+		{"NotUsageNotFound", []string{"--bank", "nobody", "stats"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			root, g := newRootCmd(strings.NewReader(""), &stdout, &stderr)
+			root.SetArgs(append([]string{"--db", db}, tt.args...))
+			err := root.ExecuteContext(context.Background())
+			if cerr := g.closeEngine(); cerr != nil {
+				t.Fatal(cerr)
+			}
+			if err == nil {
+				t.Fatalf("mnemo %s: no error", strings.Join(tt.args, " "))
+			}
+			var ue *usageError
+			if got := errors.As(err, &ue); got != tt.usage {
+				t.Errorf("mnemo %s: error %q (%T) is a usageError: %v, want %v", strings.Join(tt.args, " "), err, err, got, tt.usage)
+			}
+			r := mnemoRun(t, db, tt.args...)
+			if tt.usage && r.code != exitInvalid {
+				t.Errorf("exit code = %d, want %d\n%v", r.code, exitInvalid, r)
+			}
+			if !tt.usage && r.code == exitOK {
+				t.Errorf("exit code = 0, want a failure\n%v", r)
+			}
+		})
+	}
+}
+
+// TestUsageError_NoCommand checks that mnemo without a command prints its
+// help and succeeds.
+func TestUsageError_NoCommand(t *testing.T) {
+	r := mnemoRun(t, newDB(t))
+	if r.code != exitOK || !strings.Contains(r.stdout, "Available Commands") || r.stderr != "" {
+		t.Errorf("got %v, want the help on stdout and exit 0", r)
 	}
 }
 

@@ -28,19 +28,57 @@ type globals struct {
 	stdout, stderr io.Writer
 }
 
-// usageError marks a command-line mistake (exit code 2).
+// usageError marks a command-line mistake (exit code 2): an unknown
+// command or flag, a flag value that does not parse, the wrong number of
+// arguments, or a check of a command's own (usagef). Cobra's errors are
+// wrapped where cobra hands them over (see typeUsageErrors), so no error
+// is recognised by its message.
 type usageError struct{ error }
 
-func isUsageError(err error) bool {
-	var u *usageError
-	return errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") ||
-		strings.HasPrefix(err.Error(), "unknown flag") || strings.HasPrefix(err.Error(), "unknown shorthand") ||
-		strings.Contains(err.Error(), "flag needs an argument") || strings.Contains(err.Error(), "invalid argument") ||
-		strings.Contains(err.Error(), "accepts ") || strings.Contains(err.Error(), "requires at least")
-}
+func (e *usageError) Unwrap() error { return e.error }
 
+// usagef returns a usageError with a formatted message.
 func usagef(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// typeUsageErrors makes every command-line mistake cobra finds under root
+// a usageError: flag errors through the flag error function (which
+// subcommands inherit), argument errors by wrapping each command's Args,
+// and unknown commands by root's own Args (root runs, printing its help,
+// when given no command; cobra's own check of unknown commands applies
+// only while root's Args is nil). It must run after the last AddCommand.
+func typeUsageErrors(root *cobra.Command) {
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return &usageError{errors.New(msg)}
+	}
+	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c != root && c.Args != nil {
+			check := c.Args
+			c.Args = func(cmd *cobra.Command, args []string) error {
+				if err := check(cmd, args); err != nil {
+					return &usageError{err}
+				}
+				return nil
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }
 
 // defaultDB is $MNEMO_DB, else mnemo.db under the user's data directory.
@@ -80,6 +118,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newJobsCmd(g)) // jobs.go
 	root.AddCommand(newEmbeddingsCmd(g))
 	root.AddCommand(newExportCmd(g)) // export.go
+	typeUsageErrors(root)
 	return root, g
 }
 

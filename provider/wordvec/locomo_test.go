@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/bench"
+	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/provider/hashembed"
 	"github.com/mnemo-ai/mnemo/provider/wordvec"
@@ -32,7 +33,7 @@ func TestLoCoMo(t *testing.T) {
 	if data == "" || vectors == "" {
 		t.Skip("set MNEMO_LOCOMO (LoCoMo JSON) and MNEMO_WORDVEC (.mwv file) to run")
 	}
-	ds, err := bench.LoadLoCoMo(data)
+	ds, err := importer.LoadLoCoMo(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestLoCoMo(t *testing.T) {
 
 // runLoCoMo runs the benchmark on a fresh engine, as `mnemo bench locomo`
 // does: a new temporary database, access recording off.
-func runLoCoMo(t *testing.T, ds *bench.LoCoMo, emb memory.Embedder, w recall.Weights) *bench.LoCoMoReport {
+func runLoCoMo(t *testing.T, ds *importer.LoCoMo, emb memory.Embedder, w recall.Weights) *bench.LoCoMoReport {
 	t.Helper()
 	ctx := context.Background()
 	eng, err := mnemo.Open(ctx, mnemo.Config{

@@ -1,4 +1,4 @@
-package bench
+package importer
 
 import (
 	"bytes"
@@ -12,36 +12,34 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mnemo-ai/mnemo/memory"
 )
 
-// Category is a LoCoMo question category (PROTOCOL §3.1.3). Always report
-// it by integer and by the protocol's name: third-party code labels the
-// integers differently.
-type Category int
+// LoCoMoCategory is a LoCoMo question category (PROTOCOL §3.1.3). Always
+// report it by integer and by the protocol's name: third-party code labels
+// the integers differently.
+type LoCoMoCategory int
 
 // LoCoMo question categories.
 const (
-	CategoryMultiHop    Category = 1
-	CategoryTemporal    Category = 2
-	CategoryOpenDomain  Category = 3
-	CategorySingleHop   Category = 4
-	CategoryAdversarial Category = 5
+	CategoryMultiHop    LoCoMoCategory = 1
+	CategoryTemporal    LoCoMoCategory = 2
+	CategoryOpenDomain  LoCoMoCategory = 3
+	CategorySingleHop   LoCoMoCategory = 4
+	CategoryAdversarial LoCoMoCategory = 5
 )
-
-// evaluatedCategories are the categories whose questions are scored, in
-// the protocol's order: the rows of a report.
-var evaluatedCategories = []Category{CategoryMultiHop, CategoryTemporal, CategoryOpenDomain, CategorySingleHop}
 
 // Evaluated reports whether questions of category c are scored: 1–4, not
 // adversarial (PROTOCOL §3.1.5).
-func (c Category) Evaluated() bool {
+func (c LoCoMoCategory) Evaluated() bool {
 	return c >= CategoryMultiHop && c <= CategorySingleHop
 }
 
 // String returns the protocol's name of c ("multi-hop", "temporal",
 // "open-domain", "single-hop", "adversarial"), or its integer when c is
 // none of these.
-func (c Category) String() string {
+func (c LoCoMoCategory) String() string {
 	switch c {
 	case CategoryMultiHop:
 		return "multi-hop"
@@ -102,7 +100,7 @@ type LoCoMoQuery struct {
 	ConversationID string
 	Index          int // i
 	Question       string
-	Category       Category
+	Category       LoCoMoCategory
 	// Gold is the normalised evidence (PROTOCOL §3.1.4) as memory ids, in
 	// first-seen order, without repeats.
 	Gold []string
@@ -113,6 +111,10 @@ type LoCoMoQuery struct {
 	Evaluated bool
 }
 
+// LoCoMoSource is the Source of every document [LoCoMoConversation.RetainRequests]
+// makes.
+const LoCoMoSource = "locomo"
+
 // Memories returns the conversation's turns in ingestion order: sessions
 // ascending, turns in list order.
 func (c *LoCoMoConversation) Memories() []LoCoMoTurn {
@@ -121,6 +123,33 @@ func (c *LoCoMoConversation) Memories() []LoCoMoTurn {
 		out = append(out, s.Turns...)
 	}
 	return out
+}
+
+// RetainRequests returns the conversation's sessions as retain requests
+// for bankID, in ingestion order: Source [LoCoMoSource], ItemID
+// "<sample_id>/session_<n>", At the session time, and one message per
+// turn with the turn's memory id as ID, its speaker, its text followed by
+// " (image: <caption>)" when it shared an image, and the session time.
+func (c *LoCoMoConversation) RetainRequests(bankID string) []memory.RetainRequest {
+	reqs := make([]memory.RetainRequest, 0, len(c.Sessions))
+	for _, s := range c.Sessions {
+		msgs := make([]memory.Message, 0, len(s.Turns))
+		for _, t := range s.Turns {
+			text := t.Text
+			if t.Caption != "" {
+				text += " (image: " + t.Caption + ")"
+			}
+			msgs = append(msgs, memory.Message{ID: t.ID, Speaker: t.Speaker, Text: text, Time: s.Time})
+		}
+		reqs = append(reqs, memory.RetainRequest{
+			BankID:   bankID,
+			Source:   LoCoMoSource,
+			ItemID:   fmt.Sprintf("%s/session_%d", c.ID, s.N),
+			At:       s.Time,
+			Messages: msgs,
+		})
+	}
+	return reqs
 }
 
 // NumMemories returns the number of turns in the dataset.
@@ -205,7 +234,7 @@ func ReadLoCoMo(r io.Reader) (*LoCoMo, error) {
 			for j := range gold {
 				gold[j] = s.SampleID + "/" + gold[j]
 			}
-			cat := Category(q.Category)
+			cat := LoCoMoCategory(q.Category)
 			c.Queries = append(c.Queries, LoCoMoQuery{
 				ID:             s.SampleID + "/q" + strconv.Itoa(i),
 				ConversationID: s.SampleID,

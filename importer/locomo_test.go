@@ -1,9 +1,12 @@
-package bench
+package importer
 
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -12,6 +15,23 @@ import (
 )
 
 const tinyLoCoMo = "testdata/locomo-tiny.json"
+
+// sharedDir is the project's shared folder (datasets, protocol), outside
+// the repository; tests that need it skip without it.
+var sharedDir = filepath.Join("..", "..", "shared")
+
+// sharedFile returns the path of a file under shared/, or skips the test
+// when it is absent.
+func sharedFile(t *testing.T, elem ...string) string {
+	t.Helper()
+	p := filepath.Join(append([]string{sharedDir}, elem...)...)
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s absent", p)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 func TestParseLoCoMoTime(t *testing.T) {
 	tests := []struct {
@@ -78,9 +98,9 @@ func TestNormalizeEvidence(t *testing.T) {
 	}
 }
 
-func TestCategory_String(t *testing.T) {
+func TestLoCoMoCategory_String(t *testing.T) {
 	tests := []struct {
-		c    Category
+		c    LoCoMoCategory
 		want string
 	}{
 		{CategoryMultiHop, "multi-hop"},
@@ -92,7 +112,7 @@ func TestCategory_String(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := tt.c.String(); got != tt.want {
-			t.Errorf("Category(%d).String() = %q, want %q", int(tt.c), got, tt.want)
+			t.Errorf("LoCoMoCategory(%d).String() = %q, want %q", int(tt.c), got, tt.want)
 		}
 	}
 }
@@ -154,7 +174,7 @@ func TestLoadLoCoMo_Tiny(t *testing.T) {
 	t.Run("Queries", func(t *testing.T) {
 		tests := []struct {
 			id        string
-			cat       Category
+			cat       LoCoMoCategory
 			gold      []string
 			dropped   []string
 			evaluated bool

@@ -1,0 +1,74 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// Format is a kind of file the importer reads. Its value is the name the
+// CLI's --format flag takes.
+type Format string
+
+// The formats [Detect] tells apart.
+const (
+	// FormatChat is a JSONL chat transcript: one message a line, read by
+	// [ChatJSONL].
+	FormatChat Format = "jsonl"
+	// FormatLoCoMo is a LoCoMo JSON list of conversations, read by
+	// [ReadLoCoMo].
+	FormatLoCoMo Format = "locomo"
+	// FormatExport is a bank written by mnemo export, any version: JSON
+	// lines whose first names the bank and the format's version.
+	FormatExport Format = "export"
+)
+
+// DetectSize is how many first bytes of a file [Detect] needs: a bank
+// export's first line must fit in them to be recognised.
+const DetectSize = 64 << 10
+
+// Detect tells which format a file is from its name (a path or a base
+// name; "" when there is none) and head, its first bytes: DetectSize of
+// them, or the whole file when it is shorter. In order:
+//
+//   - a first line that is a bank export's first record is FormatExport
+//     (an export is JSON lines too, whatever the name);
+//   - a name ending in ".jsonl" is FormatChat;
+//   - a first non-blank byte '[' is FormatLoCoMo, '{' is FormatChat.
+//
+// Anything else, a blank head included, is EINVALID. Detect reads only
+// head and never fails on a format it has recognised: the reader of that
+// format judges the rest.
+func Detect(name string, head []byte) (Format, error) {
+	if isExportHead(head) {
+		return FormatExport, nil
+	}
+	if strings.HasSuffix(name, ".jsonl") {
+		return FormatChat, nil
+	}
+	b := bytes.TrimLeft(head, " \t\r\n")
+	if len(b) == 0 {
+		return "", memory.Errorf(memory.EINVALID, "empty file")
+	}
+	switch b[0] {
+	case '[':
+		return FormatLoCoMo, nil
+	case '{':
+		return FormatChat, nil
+	}
+	return "", memory.Errorf(memory.EINVALID, "not a JSONL chat transcript, a LoCoMo JSON file or a bank export")
+}
+
+// isExportHead reports whether head's first line is the first record of a
+// bank export: {"type": "bank", "version": n, …} with n > 0. A line longer
+// than head is cut and so is not one.
+func isExportHead(head []byte) bool {
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	var rec struct {
+		Type    string `json:"type"`
+		Version int    `json:"version"`
+	}
+	return json.Unmarshal(line, &rec) == nil && rec.Type == memory.RecordBank && rec.Version > 0
+}
