@@ -159,7 +159,7 @@ func (p *Pipeline) rerank(ctx context.Context, q memory.Query, results []memory.
 	head := results[:min(p.rerankDepth(), len(results))]
 	docs := make([]string, len(head))
 	for i, r := range head {
-		docs[i] = FormatFact(r.Fact)
+		docs[i] = memory.FormatFact(r.Fact)
 	}
 	scores, err := p.Reranker.Rerank(ctx, q.Text, docs)
 	if err != nil || len(scores) != len(head) {

@@ -404,7 +404,7 @@ func TestPipeline_Recall_Budget(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimSuffix(rec.Context, "\n"), "\n")[1:]
 		for i, l := range lines {
-			if want := recall.FormatFact(rec.Results[i].Fact); l != want {
+			if want := memory.FormatFact(rec.Results[i].Fact); l != want {
 				t.Errorf("budget %d: line %d = %q, want %q", budget, i, l, want)
 			}
 		}
