@@ -37,6 +37,15 @@ type PackOptions struct {
 	Chronological bool
 }
 
+// pack is recall's last stage: the recollection of the results and
+// observations, with its context packed into the query's budget and
+// format, in time order when the query names a time window.
+func pack(q memory.Query, a *analysis, results []memory.Result, obs []memory.ObservationResult) *memory.Recollection {
+	out := &memory.Recollection{Results: results, Analysis: a.QueryAnalysis, Observations: obs}
+	out.Context, out.Tokens = PackContext(out, PackOptions{Budget: q.Budget, Format: q.Format, Chronological: a.window})
+	return out
+}
+
 // Pack formats results as a text context: PackContext without
 // observations, in relevance order.
 func Pack(results []memory.Result, budget int) (string, int) {

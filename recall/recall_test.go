@@ -746,7 +746,7 @@ func TestPipeline_Recall_Kinds(t *testing.T) {
 }
 
 // TestPipeline_Recall_KindsFunc: the pipeline searches the words
-// Pipeline.Kinds gives, and KindWeight 0 turns the search off.
+// Pipeline.Kinds gives, and a negative KindWeight turns the search off.
 func TestPipeline_Recall_KindsFunc(t *testing.T) {
 	b := newBank(t)
 	var asked []string
@@ -763,10 +763,10 @@ func TestPipeline_Recall_KindsFunc(t *testing.T) {
 	if len(rec.Results) == 0 || rec.Results[0].Fact.ID != dog.ID {
 		t.Errorf("results %q, want the retriever first", resultTexts(rec.Results))
 	}
-	b.p.KindWeight = 0
+	b.p.KindWeight = -1
 	asked = nil
 	b.recall(q)
 	if asked != nil {
-		t.Error("Kinds called with KindWeight 0")
+		t.Error("Kinds called with KindWeight -1")
 	}
 }
