@@ -3,6 +3,7 @@ package recall_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/lex"
 	"github.com/mnemo-ai/mnemo/internal/testutil"
+	"github.com/mnemo-ai/mnemo/internal/wordnet"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/provider/hashembed"
 	"github.com/mnemo-ai/mnemo/recall"
@@ -692,6 +694,46 @@ func TestPipeline_Recall_Superseded(t *testing.T) {
 	t.Run("Default", func(t *testing.T) {
 		check(t, b)
 	})
+}
+
+// TestPipeline_Recall_ZeroOptions: a pipeline whose Options are zero
+// recalls exactly as New's (every zero is its default), and one whose
+// options are negative recalls otherwise (they are off).
+func TestPipeline_Recall_ZeroOptions(t *testing.T) {
+	b := newBank(t)
+	zero := &recall.Pipeline{Store: b.store, Embedder: b.emb, ResolveTime: extract.ResolveTimeRange,
+		Kinds: wordnet.QueryKinds, Now: b.p.Now}
+	off := &recall.Pipeline{Store: b.store, Embedder: b.emb, ResolveTime: extract.ResolveTimeRange,
+		Kinds: wordnet.QueryKinds, Now: b.p.Now, Options: recall.Options{KeywordFloor: -1, RerankCoverage: -1,
+			RerankNeighbour: -1, DocumentShare: -1, NeighbourShare: -1, NeighbourRadius: -1, NeighbourDecay: -1,
+			SpeakerBoost: -1, KindWeight: -1, CountSpread: -1}}
+	scores := func(p *recall.Pipeline, q memory.Query) []string {
+		t.Helper()
+		rec, err := p.Recall(b.ctx, q)
+		if err != nil {
+			t.Fatalf("Recall(%q): %v", q.Text, err)
+		}
+		out := make([]string, len(rec.Results))
+		for i, r := range rec.Results {
+			out[i] = fmt.Sprintf("%s %v", r.Fact.ID, r.Score)
+		}
+		return out
+	}
+	differ := false
+	for _, text := range []string{"What did Melanie paint?", "Which musical instruments does Alice play?",
+		"What did Caroline research last year?", "How many children does Melanie have?", "support group"} {
+		q := memory.Query{BankID: "b", Text: text, Now: now}
+		want := scores(b.p, q)
+		if got := scores(zero, q); !slices.Equal(got, want) {
+			t.Errorf("%q: zero options give %q, want New's %q", text, got, want)
+		}
+		if !slices.Equal(scores(off, q), want) {
+			differ = true
+		}
+	}
+	if !differ {
+		t.Error("negative options recall as the defaults do, want them off")
+	}
 }
 
 // Recall is safe for concurrent use.
