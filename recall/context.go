@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
-	"unicode"
 
-	"github.com/mnemo-ai/mnemo/internal/lex"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -101,38 +98,27 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 	return out, byID, nil
 }
 
-// documentScores starts the search of whole documents for the context
-// strategy when the store can rank them (memory.DocumentSearcher) and
-// returns a function that waits for it: each matching document's BM25
-// over the best one's. Without such a store, or without a document share,
-// the scores are nil and a document counts as its best hit.
-func (p *Pipeline) documentScores(ctx context.Context, q memory.Query, terms []string) func() (map[string]float64, error) {
+// documentScores is the search of whole documents for the context
+// strategy, run beside the keyword search when the store can rank them
+// (memory.DocumentSearcher): each matching document's BM25 over the best
+// one's. Without such a store, a document share or terms, the scores are
+// nil and a document counts as its best hit.
+func (p *Pipeline) documentScores(ctx context.Context, q memory.Query, terms []string) (map[string]float64, error) {
 	ds, ok := p.Store.(memory.DocumentSearcher)
 	if !ok || p.DocumentShare <= 0 || len(terms) == 0 {
-		return func() (map[string]float64, error) { return nil, nil }
+		return nil, nil
 	}
-	type result struct {
-		hits []memory.Hit
-		err  error
+	hits, err := ds.SearchDocuments(ctx, q.BankID, terms, DefaultDocuments)
+	if err != nil {
+		return nil, fmt.Errorf("document search: %w", err)
 	}
-	done := make(chan result, 1)
-	go func() {
-		hits, err := ds.SearchDocuments(ctx, q.BankID, terms, DefaultDocuments)
-		done <- result{hits, err}
-	}()
-	return func() (map[string]float64, error) {
-		r := <-done
-		if r.err != nil {
-			return nil, fmt.Errorf("document search: %w", r.err)
+	out := make(map[string]float64, len(hits))
+	for _, h := range hits {
+		if top := hits[0].Score; top > 0 {
+			out[h.ID] = h.Score / top
 		}
-		out := make(map[string]float64, len(r.hits))
-		for _, h := range r.hits {
-			if top := r.hits[0].Score; top > 0 {
-				out[h.ID] = h.Score / top
-			}
-		}
-		return out, nil
 	}
+	return out, nil
 }
 
 // inContext rescores keyword hits (best first, positive scores) with
@@ -232,23 +218,5 @@ func inContext(hits []memory.Hit, windows map[string][]string, facts map[string]
 		out = append(out, memory.Hit{ID: id, Score: s})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	return out
-}
-
-// speakerNames are the names a query could call a speaker by: its word
-// n-grams (n ≤ 3) normalised as memory.NormalizeName does, with
-// possessives dropped ("Caroline's" names Caroline).
-func speakerNames(text string) map[string]bool {
-	fields := strings.FieldsFunc(text, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
-	})
-	for i, f := range fields {
-		f = strings.TrimSuffix(strings.TrimSuffix(f, "'s"), "’s")
-		fields[i] = strings.Trim(f, "'’")
-	}
-	out := map[string]bool{}
-	for _, n := range nameCandidates(lex.Words(strings.Join(fields, " "))) {
-		out[n] = true
-	}
 	return out
 }

@@ -1,9 +1,7 @@
 package recall
 
 import (
-	"math"
 	"sort"
-	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
@@ -81,40 +79,4 @@ func reachable(fused []candidate, limit int) []candidate {
 		n++
 	}
 	return fused[:n]
-}
-
-// maxBoost is the largest factor boost returns.
-const maxBoost = 1 + 2*DefaultBoost
-
-// boost is the multiplicative lifecycle factor of a fact at time now:
-// 1 + b·decay + b·recency with b = DefaultBoost, where decay is the
-// access decay 0.99^(hours since last access / strength) and recency the
-// event recency exp(-hours/72) (seed 000). Both are in [0, 1], so the
-// factor stays within [1, 1+2b] and relevance stays first.
-func boost(f *memory.Fact, now time.Time) float64 {
-	last := f.LastAccessed
-	if last.IsZero() {
-		last = f.CreatedAt
-	}
-	strength := 1 + float64(f.AccessCount) + float64(f.ReinforcementCount)
-	decay := math.Pow(0.99, hoursSince(now, last)/strength)
-	recency := math.Exp(-hoursSince(now, f.EventTime()) / DefaultRecencyHours)
-	return 1 + DefaultBoost*decay + DefaultBoost*recency
-}
-
-func hoursSince(now, t time.Time) float64 {
-	if t.IsZero() {
-		return math.Inf(1)
-	}
-	return math.Max(0, now.Sub(t).Hours())
-}
-
-// sortResults orders results by score, then by ingestion order.
-func sortResults(rs []memory.Result) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		if rs[i].Score != rs[j].Score {
-			return rs[i].Score > rs[j].Score
-		}
-		return rs[i].Fact.Seq < rs[j].Fact.Seq
-	})
 }

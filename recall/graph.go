@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"golang.org/x/sync/errgroup"
 )
 
 // Graph expansion tunables.
@@ -34,34 +35,32 @@ func (p *Pipeline) graph(ctx context.Context, q memory.Query, a *analysis, fused
 			seeds[i] = fused[i].id
 			seedW[fused[i].id] = fused[i].score / top
 		}
-		// The two hops are independent: links in the background while the
-		// entity expansion runs here.
+		// The two hops are independent: the links and the entity
+		// expansion run side by side; the links add after the entities.
 		var links []memory.Link
-		var linkErr error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			links, linkErr = p.Store.Links(ctx, q.BankID, seeds, memory.LinkTemporal, memory.LinkEntity)
-		}()
-		refs, err := p.Store.EntityRefs(ctx, q.BankID, seeds)
-		if err != nil {
-			<-done
-			return nil, fmt.Errorf("graph entity refs: %w", err)
-		}
-		entW := map[string]float64{}
-		for _, e := range a.entities {
-			entW[e.ID] += 1
-		}
-		for _, r := range refs {
-			entW[r.EntityID] += seedW[r.FactID]
-		}
-		err = p.expandEntities(ctx, q, entW, add)
-		<-done
-		if err != nil {
+		g, gctx := errgroup.WithContext(ctx)
+		g.Go(func() (err error) {
+			if links, err = p.Store.Links(gctx, q.BankID, seeds, memory.LinkTemporal, memory.LinkEntity); err != nil {
+				return fmt.Errorf("graph links: %w", err)
+			}
+			return nil
+		})
+		g.Go(func() error {
+			refs, err := p.Store.EntityRefs(gctx, q.BankID, seeds)
+			if err != nil {
+				return fmt.Errorf("graph entity refs: %w", err)
+			}
+			entW := map[string]float64{}
+			for _, e := range a.entities {
+				entW[e.ID] += 1
+			}
+			for _, r := range refs {
+				entW[r.EntityID] += seedW[r.FactID]
+			}
+			return p.expandEntities(gctx, q, entW, add)
+		})
+		if err := g.Wait(); err != nil {
 			return nil, err
-		}
-		if linkErr != nil {
-			return nil, fmt.Errorf("graph links: %w", linkErr)
 		}
 		for _, l := range links {
 			kw := temporalLinkWeight
@@ -89,7 +88,7 @@ func (p *Pipeline) graph(ctx context.Context, q memory.Query, a *analysis, fused
 		}
 		return hits[i].ID < hits[j].ID
 	})
-	if len(hits) > p.Candidates && p.Candidates > 0 {
+	if len(hits) > p.Candidates {
 		hits = hits[:p.Candidates]
 	}
 	return hits, nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
@@ -36,6 +35,15 @@ type PackOptions struct {
 	// relevance: what a temporal question ("what happened in May?")
 	// reads best. Which facts are kept is still decided by relevance.
 	Chronological bool
+}
+
+// pack is recall's last stage: the recollection of the results and
+// observations, with its context packed into the query's budget and
+// format, in time order when the query names a time window.
+func pack(q memory.Query, a *analysis, results []memory.Result, obs []memory.ObservationResult) *memory.Recollection {
+	out := &memory.Recollection{Results: results, Analysis: a.QueryAnalysis, Observations: obs}
+	out.Context, out.Tokens = PackContext(out, PackOptions{Budget: q.Budget, Format: q.Format, Chronological: a.window})
+	return out
 }
 
 // Pack formats results as a text context: PackContext without
@@ -163,12 +171,12 @@ func (plain) observation(r memory.ObservationResult) string {
 		fmt.Fprintf(&b, "  previously: %s (changed %s)\n", oneLine(last.Previous), last.ChangedAt.Format("2006-01-02"))
 	}
 	for _, f := range r.Facts {
-		b.WriteString("  " + FormatFact(f) + "\n")
+		b.WriteString("  " + memory.FormatFact(f) + "\n")
 	}
 	return b.String()
 }
-func (plain) fact(f *memory.Fact) string     { return FormatFact(f) + "\n" }
-func (plain) previous(f *memory.Fact) string { return "  " + FormatPrevious(f) + "\n" }
+func (plain) fact(f *memory.Fact) string     { return memory.FormatFact(f) + "\n" }
+func (plain) previous(f *memory.Fact) string { return "  " + memory.FormatPrevious(f) + "\n" }
 
 // markdown is the Markdown format: sections and bullets.
 type markdown struct{}
@@ -206,7 +214,7 @@ func (markdown) fact(f *memory.Fact) string {
 	return b.String()
 }
 func (markdown) previous(f *memory.Fact) string {
-	return "  - *" + strings.Replace(FormatPrevious(f), "previously:", "previously:*", 1) + "\n"
+	return "  - *" + strings.Replace(memory.FormatPrevious(f), "previously:", "previously:*", 1) + "\n"
 }
 
 // contextJSON is the JSON context: a document an agent can parse.
@@ -275,7 +283,7 @@ func packJSON(rec *memory.Recollection, o PackOptions) (string, int) {
 		fj := toFactJSON(r.Fact)
 		for _, old := range r.Previously {
 			pj := toFactJSON(old)
-			if changed := changedAt(old); !changed.IsZero() {
+			if changed := old.ChangedAt(); !changed.IsZero() {
 				pj.ChangedAt = changed.Format("2006-01-02")
 			}
 			fj.Previously = append(fj.Previously, pj)
@@ -305,49 +313,6 @@ func packJSON(rec *memory.Recollection, o PackOptions) (string, int) {
 	}
 	b, _ := json.Marshal(doc)
 	return string(b), CountTokens(string(b))
-}
-
-// FormatFact renders one fact as a context line:
-// "- [2023-05-08] Caroline: I went to a support group."
-func FormatFact(f *memory.Fact) string {
-	var b strings.Builder
-	b.WriteString("- ")
-	if t := f.EventTime(); !t.IsZero() {
-		fmt.Fprintf(&b, "[%s] ", t.Format("2006-01-02"))
-	}
-	if f.Speaker != "" {
-		b.WriteString(f.Speaker)
-		b.WriteString(": ")
-	}
-	b.WriteString(oneLine(f.Text))
-	return b.String()
-}
-
-// FormatPrevious renders a fact a result superseded, as a history line
-// under it: "previously: Tom loves Nike shoes (changed 2024-05-15)". The
-// date is when it stopped being true (ValidTo), else when mnemo learned
-// that (ExpiredAt).
-func FormatPrevious(f *memory.Fact) string {
-	var b strings.Builder
-	b.WriteString("previously: ")
-	if f.Speaker != "" {
-		b.WriteString(f.Speaker)
-		b.WriteString(": ")
-	}
-	b.WriteString(oneLine(f.Text))
-	if changed := changedAt(f); !changed.IsZero() {
-		fmt.Fprintf(&b, " (changed %s)", changed.Format("2006-01-02"))
-	}
-	return b.String()
-}
-
-// changedAt is when a superseded fact stopped being true (ValidTo), else
-// when mnemo learned it did (ExpiredAt).
-func changedAt(f *memory.Fact) time.Time {
-	if !f.ValidTo.IsZero() {
-		return f.ValidTo
-	}
-	return f.ExpiredAt
 }
 
 // oneLine folds whitespace runs (newlines included) to single spaces.

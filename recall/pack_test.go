@@ -29,30 +29,6 @@ func TestCountTokens(t *testing.T) {
 	}
 }
 
-func TestFormatFact(t *testing.T) {
-	day := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
-	for _, tt := range []struct {
-		name string
-		f    memory.Fact
-		want string
-	}{
-		{"Full", memory.Fact{Speaker: "Caroline", Text: "I went to a support group.", OccurredStart: day}, "- [2023-05-08] Caroline: I went to a support group."},
-		{"NoSpeaker", memory.Fact{Text: "Alice moved to Lisbon.", OccurredStart: day}, "- [2023-05-08] Alice moved to Lisbon."},
-		{"NoTime", memory.Fact{Speaker: "Bob", Text: "Hi."}, "- Bob: Hi."},
-		{"Bare", memory.Fact{Text: "Hi."}, "- Hi."},
-		{"MentionedAt", memory.Fact{Text: "Hi.", MentionedAt: day.AddDate(0, 0, 1)}, "- [2023-05-09] Hi."},
-		{"CreatedAt", memory.Fact{Text: "Hi.", CreatedAt: day.AddDate(-1, 0, 0)}, "- [2022-05-08] Hi."},
-		{"OccurredFirst", memory.Fact{Text: "Hi.", OccurredStart: day, MentionedAt: day.AddDate(0, 0, 3)}, "- [2023-05-08] Hi."},
-		{"Whitespace", memory.Fact{Text: "  line one\n\tline  two \r\n"}, "- line one line two"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := recall.FormatFact(&tt.f); got != tt.want {
-				t.Errorf("FormatFact = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 // results makes n results whose facts have distinct texts of about size
 // bytes each, in order.
 func results(n, size int) []memory.Result {
@@ -76,7 +52,7 @@ func TestPack(t *testing.T) {
 		t.Errorf("first line %q is not a header", header)
 	}
 	for i, r := range rs {
-		if want := recall.FormatFact(r.Fact); lines[1+i] != want {
+		if want := memory.FormatFact(r.Fact); lines[1+i] != want {
 			t.Errorf("line %d = %q, want %q", 1+i, lines[1+i], want)
 		}
 	}
@@ -115,7 +91,7 @@ func TestPack(t *testing.T) {
 			for _, l := range strings.SplitAfter(ctx, "\n") {
 				used += recall.CountTokens(l)
 			}
-			next := recall.CountTokens(recall.FormatFact(rs[got].Fact) + "\n")
+			next := recall.CountTokens(memory.FormatFact(rs[got].Fact) + "\n")
 			if used+next <= budget {
 				t.Errorf("budget %d: stopped at %d lines (%d tokens used), but the next line of %d tokens fits", budget, got, used, next)
 			}

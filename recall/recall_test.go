@@ -3,6 +3,7 @@ package recall_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/lex"
 	"github.com/mnemo-ai/mnemo/internal/testutil"
+	"github.com/mnemo-ai/mnemo/internal/wordnet"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/provider/hashembed"
 	"github.com/mnemo-ai/mnemo/recall"
@@ -404,7 +406,7 @@ func TestPipeline_Recall_Budget(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimSuffix(rec.Context, "\n"), "\n")[1:]
 		for i, l := range lines {
-			if want := recall.FormatFact(rec.Results[i].Fact); l != want {
+			if want := memory.FormatFact(rec.Results[i].Fact); l != want {
 				t.Errorf("budget %d: line %d = %q, want %q", budget, i, l, want)
 			}
 		}
@@ -694,6 +696,46 @@ func TestPipeline_Recall_Superseded(t *testing.T) {
 	})
 }
 
+// TestPipeline_Recall_ZeroOptions: a pipeline whose Options are zero
+// recalls exactly as New's (every zero is its default), and one whose
+// options are negative recalls otherwise (they are off).
+func TestPipeline_Recall_ZeroOptions(t *testing.T) {
+	b := newBank(t)
+	zero := &recall.Pipeline{Store: b.store, Embedder: b.emb, ResolveTime: extract.ResolveTimeRange,
+		Kinds: wordnet.QueryKinds, Now: b.p.Now}
+	off := &recall.Pipeline{Store: b.store, Embedder: b.emb, ResolveTime: extract.ResolveTimeRange,
+		Kinds: wordnet.QueryKinds, Now: b.p.Now, Options: recall.Options{KeywordFloor: -1, RerankCoverage: -1,
+			RerankNeighbour: -1, DocumentShare: -1, NeighbourShare: -1, NeighbourRadius: -1, NeighbourDecay: -1,
+			SpeakerBoost: -1, KindWeight: -1, CountSpread: -1}}
+	scores := func(p *recall.Pipeline, q memory.Query) []string {
+		t.Helper()
+		rec, err := p.Recall(b.ctx, q)
+		if err != nil {
+			t.Fatalf("Recall(%q): %v", q.Text, err)
+		}
+		out := make([]string, len(rec.Results))
+		for i, r := range rec.Results {
+			out[i] = fmt.Sprintf("%s %v", r.Fact.ID, r.Score)
+		}
+		return out
+	}
+	differ := false
+	for _, text := range []string{"What did Melanie paint?", "Which musical instruments does Alice play?",
+		"What did Caroline research last year?", "How many children does Melanie have?", "support group"} {
+		q := memory.Query{BankID: "b", Text: text, Now: now}
+		want := scores(b.p, q)
+		if got := scores(zero, q); !slices.Equal(got, want) {
+			t.Errorf("%q: zero options give %q, want New's %q", text, got, want)
+		}
+		if !slices.Equal(scores(off, q), want) {
+			differ = true
+		}
+	}
+	if !differ {
+		t.Error("negative options recall as the defaults do, want them off")
+	}
+}
+
 // Recall is safe for concurrent use.
 func TestPipeline_Recall_Concurrent(t *testing.T) {
 	b := newBank(t)
@@ -746,7 +788,7 @@ func TestPipeline_Recall_Kinds(t *testing.T) {
 }
 
 // TestPipeline_Recall_KindsFunc: the pipeline searches the words
-// Pipeline.Kinds gives, and KindWeight 0 turns the search off.
+// Pipeline.Kinds gives, and a negative KindWeight turns the search off.
 func TestPipeline_Recall_KindsFunc(t *testing.T) {
 	b := newBank(t)
 	var asked []string
@@ -763,10 +805,10 @@ func TestPipeline_Recall_KindsFunc(t *testing.T) {
 	if len(rec.Results) == 0 || rec.Results[0].Fact.ID != dog.ID {
 		t.Errorf("results %q, want the retriever first", resultTexts(rec.Results))
 	}
-	b.p.KindWeight = 0
+	b.p.KindWeight = -1
 	asked = nil
 	b.recall(q)
 	if asked != nil {
-		t.Error("Kinds called with KindWeight 0")
+		t.Error("Kinds called with KindWeight -1")
 	}
 }

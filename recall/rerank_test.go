@@ -38,7 +38,7 @@ func (r *lengthReranker) Rerank(_ context.Context, query string, docs []string) 
 // scores (and explains them); when it fails, the fused order stands.
 func TestPipeline_Recall_Rerank(t *testing.T) {
 	b := newBank(t)
-	b.p.RerankCoverage = 0 // the fused order, without the fallback
+	b.p.RerankCoverage = -1 // the fused order, without the fallback
 	q := memory.Query{Text: "Alice Caroline Melanie", Limit: 5}
 	fused := resultIDs(b.recall(q).Results)
 	if len(fused) < 3 {
@@ -94,10 +94,10 @@ func TestPipeline_Recall_Coverage(t *testing.T) {
 		}
 	}
 
-	b.p.RerankCoverage = 0
+	b.p.RerankCoverage = -1
 	for _, r := range b.recall(q).Results {
 		if _, ok := r.Explain[recall.StrategyCoverage]; ok {
-			t.Errorf("%q: coverage explained with RerankCoverage 0", r.Fact.Text)
+			t.Errorf("%q: coverage explained with RerankCoverage off (-1)", r.Fact.Text)
 		}
 	}
 	b.p.RerankCoverage = recall.DefaultRerankCoverage

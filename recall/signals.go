@@ -49,7 +49,7 @@ func (p *Pipeline) coverage(q memory.Query, a *analysis, results []memory.Result
 	if len(stems) == 0 {
 		return results
 	}
-	head := results[:min(p.rerankDepth(), len(results))]
+	head := results[:min(p.RerankDepth, len(results))]
 	m := termMatcher{stems: stems}
 	termsOf := m.bits // the query's stems a text holds, as bits
 	type pos struct {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
-	"github.com/mnemo-ai/mnemo/recall"
 	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 )
@@ -56,7 +55,7 @@ func newRecallCmd(g *globals) *cobra.Command {
 			for _, o := range rec.Observations {
 				fmt.Fprintf(g.stdout, " *  %.4f  (%s) %s\n", o.Score, o.Observation.Kind, o.Observation.Text)
 				for _, f := range o.Facts {
-					fmt.Fprintf(g.stdout, "      %s\n", recall.FormatFact(f))
+					fmt.Fprintf(g.stdout, "      %s\n", memory.FormatFact(f))
 				}
 			}
 			if len(rec.Results) == 0 && len(rec.Observations) == 0 {
@@ -78,7 +77,7 @@ func newRecallCmd(g *globals) *cobra.Command {
 				}
 				fmt.Fprintf(g.stdout, "%2d. %.4f  %s%s%s%s\n", i+1, r.Score, when, who, r.Fact.Text, status)
 				for _, p := range r.Previously {
-					fmt.Fprintf(g.stdout, "      %s\n", recall.FormatPrevious(p))
+					fmt.Fprintf(g.stdout, "      %s\n", memory.FormatPrevious(p))
 				}
 				if explain {
 					for _, s := range slices.Sorted(maps.Keys(r.Explain)) {

@@ -49,7 +49,7 @@ func (p *Pipeline) observations(ctx context.Context, q memory.Query, terms []str
 	if len(text) == 0 && len(vector) == 0 {
 		return nil, nil
 	}
-	fused := fuse([]ranking{{name: memory.StrategyKeyword, weight: 1, hits: text}, {name: memory.StrategySemantic, weight: 1, hits: vector}}, p.rrfK())
+	fused := fuse([]ranking{{name: memory.StrategyKeyword, weight: 1, hits: text}, {name: memory.StrategySemantic, weight: 1, hits: vector}}, p.RRFK)
 	if len(fused) > DefaultObservations {
 		fused = fused[:DefaultObservations]
 	}

@@ -1,0 +1,55 @@
+package memory
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// FormatFact renders one fact as a context line:
+// "- [2023-05-08] Caroline: I went to a support group." The date is the
+// fact's EventTime; whitespace runs (newlines included) fold to single
+// spaces. Adapters and recall's context packing share it.
+func FormatFact(f *Fact) string {
+	var b strings.Builder
+	b.WriteString("- ")
+	if t := f.EventTime(); !t.IsZero() {
+		fmt.Fprintf(&b, "[%s] ", t.Format("2006-01-02"))
+	}
+	if f.Speaker != "" {
+		b.WriteString(f.Speaker)
+		b.WriteString(": ")
+	}
+	b.WriteString(oneLine(f.Text))
+	return b.String()
+}
+
+// FormatPrevious renders a fact a result superseded, as a history line
+// under it: "previously: Tom loves Nike shoes (changed 2024-05-15)". The
+// date is [Fact.ChangedAt]; without one the line has no date.
+func FormatPrevious(f *Fact) string {
+	var b strings.Builder
+	b.WriteString("previously: ")
+	if f.Speaker != "" {
+		b.WriteString(f.Speaker)
+		b.WriteString(": ")
+	}
+	b.WriteString(oneLine(f.Text))
+	if changed := f.ChangedAt(); !changed.IsZero() {
+		fmt.Fprintf(&b, " (changed %s)", changed.Format("2006-01-02"))
+	}
+	return b.String()
+}
+
+// ChangedAt is when a superseded fact stopped being true (ValidTo), else
+// when mnemo learned it did (ExpiredAt); zero for a fact that neither
+// says.
+func (f *Fact) ChangedAt() time.Time {
+	if !f.ValidTo.IsZero() {
+		return f.ValidTo
+	}
+	return f.ExpiredAt
+}
+
+// oneLine folds whitespace runs (newlines included) to single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,59 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/mnemo-ai/mnemo/internal/lex"
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// mentions finds the entities the query names (DESIGN §5 step 1), for
+// the analysis and the graph strategy: a.entities and their names in
+// a.Entities.
+func (p *Pipeline) mentions(ctx context.Context, q memory.Query, a *analysis) error {
+	ents, err := p.Store.EntitiesByName(ctx, q.BankID, nameCandidates(a.words))
+	if err != nil {
+		return fmt.Errorf("entity lookup: %w", err)
+	}
+	a.entities = ents
+	for _, e := range ents {
+		a.Entities = append(a.Entities, e.Name)
+	}
+	return nil
+}
+
+// nameCandidates are the word n-grams (n ≤ 3) of a query that could name
+// an entity, normalised as memory.NormalizeName does.
+func nameCandidates(words []string) []string {
+	var out []string
+	for n := 1; n <= 3; n++ {
+		for i := 0; i+n <= len(words); i++ {
+			if n == 1 && lex.IsStopword(words[i]) {
+				continue
+			}
+			out = append(out, strings.Join(words[i:i+n], " "))
+		}
+	}
+	return out
+}
+
+// speakerNames are the names a query could call a speaker by: its word
+// n-grams (n ≤ 3) normalised as memory.NormalizeName does, with
+// possessives dropped ("Caroline's" names Caroline).
+func speakerNames(text string) map[string]bool {
+	fields := strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
+	})
+	for i, f := range fields {
+		f = strings.TrimSuffix(strings.TrimSuffix(f, "'s"), "’s")
+		fields[i] = strings.Trim(f, "'’")
+	}
+	out := map[string]bool{}
+	for _, n := range nameCandidates(lex.Words(strings.Join(fields, " "))) {
+		out[n] = true
+	}
+	return out
+}
