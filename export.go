@@ -44,7 +44,7 @@ type ImportBankOptions struct {
 	Progress func(done int)
 }
 
-// ImportBankReport counts what Engine.ImportBank imported, by record type.
+// ImportBankReport counts what Engine.ImportBank imported, by record kind.
 type ImportBankReport struct {
 	Bank    string         `json:"bank"`
 	Records int            `json:"records"`
