@@ -16,11 +16,12 @@ import (
 const DefaultImportGroup = 2000
 
 // Export writes everything bank holds to w as JSON lines, one
-// memory.ExportRecord a line, the bank record (with the format version)
-// first: documents, chunks, facts with embeddings and lifecycle, entities
-// with aliases, counts and embeddings, refs, co-occurrences, relations,
-// links and watermarks. Session buffers and queued jobs are not exported.
-// The store must implement memory.Exporter (both built-in stores do).
+// memory.ExportRecord a line, the header (format version
+// memory.ExportVersion and the bank) first: documents, chunks, facts with
+// embeddings and lifecycle, entities with aliases, counts and embeddings,
+// refs, co-occurrences, relations, links, observations, watermarks and
+// session buffers (docs/export.md). Queued jobs are not exported. The
+// store must implement memory.Exporter (both built-in stores do).
 func (e *Engine) Export(ctx context.Context, bank string, w io.Writer) error {
 	x, ok := e.store.(memory.Exporter)
 	if !ok {
@@ -43,7 +44,7 @@ type ImportBankOptions struct {
 	Progress func(done int)
 }
 
-// ImportBankReport counts what Engine.ImportBank imported, by record type.
+// ImportBankReport counts what Engine.ImportBank imported, by record kind.
 type ImportBankReport struct {
 	Bank    string         `json:"bank"`
 	Records int            `json:"records"`
@@ -51,17 +52,15 @@ type ImportBankReport struct {
 }
 
 // IsExport reports whether line, the first line of a file, begins a bank
-// export (Engine.Export).
+// export (Engine.Export) of any format version, this mnemo's or older.
 func IsExport(line []byte) bool {
-	var rec struct {
-		Type    string `json:"type"`
-		Version int    `json:"version"`
-	}
-	return json.Unmarshal(line, &rec) == nil && rec.Type == memory.RecordBank && rec.Version > 0
+	_, _, err := memory.ReadExportHeader(line)
+	return err == nil
 }
 
 // ImportBank reads an export written by Export (from this store or
-// another: SQLite to PostgreSQL and back) and creates the bank it holds,
+// another: SQLite to PostgreSQL and back; of this format version or an
+// older one, upgraded as it is read) and creates the bank it holds,
 // as it was: facts keep their Seq, lifecycle and embeddings, entities
 // their counts. The bank must not exist (ECONFLICT). Records go to the
 // store in groups of DefaultImportGroup, each in one transaction; if any
@@ -74,16 +73,22 @@ func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOpt
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
-	line := 0
+	line, version := 0, 0
 	next := func() (*memory.ExportRecord, error) {
 		for sc.Scan() {
 			line++
 			if len(sc.Bytes()) == 0 {
 				continue
 			}
-			rec := &memory.ExportRecord{}
-			if err := json.Unmarshal(sc.Bytes(), rec); err != nil {
-				return nil, memory.Errorf(memory.EINVALID, "export line %d: %v", line, err)
+			var rec *memory.ExportRecord
+			var err error
+			if version == 0 {
+				version, rec, err = memory.ReadExportHeader(sc.Bytes())
+			} else {
+				rec, err = memory.ReadExportRecord(version, sc.Bytes())
+			}
+			if err != nil {
+				return nil, memory.Errorf(memory.EINVALID, "export line %d: %s", line, memory.ErrorMessage(err))
 			}
 			return rec, nil
 		}
@@ -99,13 +104,7 @@ func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOpt
 	if err != nil {
 		return nil, err
 	}
-	if head.Type != memory.RecordBank || head.Bank == nil {
-		return nil, memory.Errorf(memory.EINVALID, "export line %d: not a bank export (it starts with a bank record)", line)
-	}
-	if head.Version > memory.ExportVersion {
-		return nil, memory.Errorf(memory.EINVALID, "export format version %d is newer than this mnemo's (%d)", head.Version, memory.ExportVersion)
-	}
-	b := *head.Bank
+	b := *head.Bank.Bank()
 	if opts.Bank != "" {
 		b.ID, b.Name = opts.Bank, opts.Bank
 	}
@@ -150,10 +149,10 @@ func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOpt
 		if err != nil {
 			return fail(err)
 		}
-		if rec.Type == memory.RecordBank {
-			return fail(memory.Errorf(memory.EINVALID, "export line %d: a second bank record (one bank per export)", line))
+		if rec.Kind == memory.RecordHeader {
+			return fail(memory.Errorf(memory.EINVALID, "export line %d: a second header (one bank per export)", line))
 		}
-		rep.Counts[rec.Type]++
+		rep.Counts[rec.Kind]++
 		group = append(group, rec)
 		if len(group) == DefaultImportGroup {
 			if err := flush(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -131,9 +132,17 @@ func TestEngine_ExportImportRoundTrip(t *testing.T) {
 	if err := st.RecordAccess(ctx, "alice", []string{w.Facts[0].ID, hits[0].ID}, at.Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := st.AppendSession(ctx, "alice", "chat-9", []memory.SessionMessage{{Role: memory.RoleUser, Message: memory.Message{Speaker: "Melanie", Text: "Not extracted yet", Time: at}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.(memory.ObservationStore).PutObservations(ctx, "alice", []*memory.Observation{{ID: "o1", Text: "Melanie changes jobs often", Kind: memory.ObservationPattern,
+		SourceFactIDs: []string{w.Facts[0].ID}, EvidenceCount: 1, Embedding: storetest.TestVector("o1", b.Dimension), CreatedAt: at, UpdatedAt: at}}); err != nil {
+		t.Fatal(err)
+	}
 
 	a := export(t, src, "alice")
-	for _, want := range []string{`"type":"relation"`, `"type":"link"`, `"type":"cooccurrence"`, `"type":"ref"`, `"type":"watermark"`, `"type":"chunk"`, `"Embedding":[`, `"superseded"`} {
+	for _, want := range []string{`{"kind":"header","version":2,`, `"kind":"relation"`, `"kind":"link"`, `"kind":"cooccurrence"`, `"kind":"ref"`, `"kind":"watermark"`, `"kind":"chunk"`,
+		`"kind":"observation"`, `"kind":"session"`, `"embedding":[`, `"superseded"`} {
 		if !bytes.Contains(a, []byte(want)) {
 			t.Fatalf("the SQLite export holds no %s:\n%s", want, a)
 		}
@@ -191,7 +200,7 @@ func TestEngine_ExportImportRoundTrip(t *testing.T) {
 		t.Errorf("export of the renamed import differs: %s", d)
 	}
 	// A broken export leaves no bank behind.
-	broken := append(bytes.Clone(a[:bytes.IndexByte(a, '\n')+1]), []byte(`{"type":"fact","fact":{"ID":"x","Seq":0}}`+"\n")...)
+	broken := append(bytes.Clone(a[:bytes.IndexByte(a, '\n')+1]), []byte(`{"kind":"fact","fact":{"id":"x","seq":0}}`+"\n")...)
 	if _, err := pg.ImportBank(ctx, bytes.NewReader(broken), mnemo.ImportBankOptions{Bank: "broken"}); err == nil {
 		t.Errorf("ImportBank of a broken export: got no error")
 	}
@@ -224,4 +233,112 @@ func firstDiff(a, b []byte) string {
 		}
 	}
 	return ""
+}
+
+// An export written by mnemo before the version-2 format (the fixture:
+// the pre-v2 binary retained three items offline and exported them)
+// imports, and the bank holds the same documents, facts and entities,
+// field for field: each version-1 record's fields equal the version-2
+// record's snake_case fields.
+func TestEngine_ImportV1(t *testing.T) {
+	ctx := context.Background()
+	v1, err := os.ReadFile("testdata/export-v1.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mnemo.IsExport(v1[:bytes.IndexByte(v1, '\n')]) {
+		t.Fatalf("IsExport(the version-1 header) = false")
+	}
+	eng := openEngine(t, filepath.Join(t.TempDir(), "v2.db"))
+	rep, err := eng.ImportBank(ctx, bytes.NewReader(v1), mnemo.ImportBankOptions{})
+	if err != nil {
+		t.Fatalf("ImportBank(version 1): %v", err)
+	}
+	if rep.Bank != "alice" || rep.Counts[memory.RecordFact] != 4 || rep.Counts[memory.RecordEntity] != 9 || rep.Counts[memory.RecordDocument] != 3 {
+		t.Errorf("ImportBank(version 1): got %+v, want bank alice with 3 documents, 4 facts, 9 entities", rep)
+	}
+	v2 := export(t, eng, "alice")
+	oldLines, newLines := bytes.Split(bytes.TrimSpace(v1), []byte("\n")), bytes.Split(bytes.TrimSpace(v2), []byte("\n"))
+	if len(oldLines) != len(newLines) {
+		t.Fatalf("the version-2 export has %d records, the version-1 file %d", len(newLines), len(oldLines))
+	}
+	for i := range oldLines {
+		var o, n struct {
+			Type, Kind string
+			Version    int
+		}
+		var om, nm map[string]json.RawMessage
+		if err := json.Unmarshal(oldLines[i], &om); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(newLines[i], &nm); err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal(oldLines[i], &o)
+		json.Unmarshal(newLines[i], &n)
+		kind := o.Type
+		if kind == "bank" {
+			kind = memory.RecordHeader
+			if n.Version != memory.ExportVersion {
+				t.Errorf("line 1: version %d, want %d", n.Version, memory.ExportVersion)
+			}
+		}
+		if n.Kind != kind {
+			t.Fatalf("line %d: kind %q, want %q (version 1: %q)", i+1, n.Kind, kind, o.Type)
+		}
+		field := o.Type
+		want, got := nonZero(t, om[field]), nonZero(t, nm[field])
+		delete(want, "bank_id") // version 2 names the bank once, in the header
+		if kind == memory.RecordHeader {
+			delete(want, "created_at") // the bank is new
+			delete(got, "created_at")
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("line %d (%s):\n got  %v\n want %v", i+1, kind, got, want)
+		}
+	}
+	// The imported bank answers.
+	rec, err := eng.Recall(ctx, memory.Query{BankID: "alice", Text: "Who adopted a puppy?"})
+	if err != nil || !strings.Contains(fmt.Sprint(rec), "Biscuit") {
+		t.Errorf("Recall(puppy) after a version-1 import: %v, %v", rec, err)
+	}
+}
+
+// nonZero decodes a JSON object and keeps its fields that hold something,
+// keyed by their snake_case names ("OccurredStart" and "occurred_start"
+// alike): a zero time, "", 0, false, null and empty lists are left out,
+// as version 2 leaves them out.
+func nonZero(t *testing.T, raw json.RawMessage) map[string]string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for k, v := range m {
+		switch s := string(v); s {
+		case `""`, `0`, `false`, `null`, `[]`, `{}`, `"0001-01-01T00:00:00Z"`:
+			continue
+		default:
+			out[snake(k)] = s
+		}
+	}
+	return out
+}
+
+// snake spells a Go field name in snake_case: "DocumentID" is
+// "document_id", "FactIDs" "fact_ids"; a snake_case name stays as it is.
+func snake(name string) string {
+	name = strings.ReplaceAll(strings.ReplaceAll(name, "IDs", "Ids"), "ID", "Id")
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -9,12 +9,13 @@ import (
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newExportCmd(g *globals) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
-		Use:   "export",
+		Use:   "export [--out FILE]",
 		Short: "Write a bank, whole, as JSONL (for mnemo import into any store)",
 		Long: `Write everything --bank holds as JSON lines: the bank, documents and
 chunks, facts with embeddings and lifecycle, entities with aliases and
@@ -23,8 +24,11 @@ counts, refs, co-occurrences, relations, links and watermarks.
 mnemo import reads it back into any store, SQLite or PostgreSQL, as a
 new bank (its own name, or --bank):
 
-  mnemo export --bank alice --db memory.db > alice.jsonl
-  mnemo import alice.jsonl --db postgres://localhost/mnemo`,
+  mnemo export --bank alice --db memory.db --out alice.jsonl
+  mnemo import alice.jsonl --db postgres://localhost/mnemo
+
+The file begins with a header naming the format version; docs/export.md
+describes the format. Without --out (or -o, --output) it goes to stdout.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := g.engine(cmd)
@@ -53,7 +57,15 @@ new bank (its own name, or --bank):
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of stdout")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of stdout (also --output)")
+	// --output is the flag's first spelling: an alias of --out, so both
+	// keep working.
+	cmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "output" {
+			name = "out"
+		}
+		return pflag.NormalizedName(name)
+	})
 	return cmd
 }
 

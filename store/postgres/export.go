@@ -35,9 +35,11 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 	if err != nil {
 		return err
 	}
-	if err := fn(&memory.ExportRecord{Type: memory.RecordBank, Version: memory.ExportVersion, Bank: b}); err != nil {
+	if err := fn(&memory.ExportRecord{Kind: memory.RecordHeader, Version: memory.ExportVersion, Bank: memory.ExportedBank(b)}); err != nil {
 		return err
 	}
+	// each runs q and hands fn the record scan makes of each row; a nil
+	// record is one scan gathered for later.
 	each := func(what, q string, scan func(r pgx.Rows) (*memory.ExportRecord, error), args ...any) error {
 		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
@@ -48,6 +50,9 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 			rec, err := scan(rows)
 			if err != nil {
 				return fmt.Errorf("export %s: %w", what, err)
+			}
+			if rec == nil {
+				continue
 			}
 			if err := fn(rec); err != nil {
 				return err
@@ -76,19 +81,13 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 			return nil, err
 		}
 		if part == 1 {
-			return &memory.ExportRecord{Type: memory.RecordChunk, Chunk: &memory.Chunk{ID: *chunkID, BankID: bankID, DocumentID: d.ID, Index: *idx, Text: *text}}, nil
+			return &memory.ExportRecord{Kind: memory.RecordChunk, Chunk: &memory.ExportChunk{ID: *chunkID, DocumentID: d.ID, Index: *idx, Text: *text}}, nil
 		}
 		if err := json.Unmarshal(meta, &d.Metadata); err != nil {
 			return nil, err
 		}
-		if len(d.Metadata) == 0 {
-			d.Metadata = nil
-		}
-		if len(d.Tags) == 0 {
-			d.Tags = nil
-		}
 		d.OccurredAt, d.CreatedAt = tm(occurred), tm(created)
-		return &memory.ExportRecord{Type: memory.RecordDocument, Document: d}, nil
+		return &memory.ExportRecord{Kind: memory.RecordDocument, Document: memory.ExportedDocument(d)}, nil
 	}, bankID)
 	if err != nil {
 		return err
@@ -102,7 +101,7 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 		if vec != nil {
 			f.Embedding = vec.Slice()
 		}
-		return &memory.ExportRecord{Type: memory.RecordFact, Fact: f}, nil
+		return &memory.ExportRecord{Kind: memory.RecordFact, Fact: memory.ExportedFact(f)}, nil
 	}, bankID)
 	if err != nil {
 		return err
@@ -113,11 +112,11 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 		if err != nil {
 			return nil, err
 		}
-		x := &memory.ExportEntity{Entity: *e}
+		var emb []float32
 		if vec != nil {
-			x.Embedding = vec.Slice()
+			emb = vec.Slice()
 		}
-		return &memory.ExportRecord{Type: memory.RecordEntity, Entity: x}, nil
+		return &memory.ExportRecord{Kind: memory.RecordEntity, Entity: memory.ExportedEntity(e, emb)}, nil
 	}, bankID)
 	if err != nil {
 		return err
@@ -125,43 +124,110 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 	err = each("refs", `SELECT fact_id, entity_id, seq FROM entity_refs WHERE bank_id = $1 ORDER BY fact_id, entity_id`, func(r pgx.Rows) (*memory.ExportRecord, error) {
 		var x memory.ExportRef
 		err := r.Scan(&x.FactID, &x.EntityID, &x.Seq)
-		return &memory.ExportRecord{Type: memory.RecordRef, Ref: &x}, err
+		return &memory.ExportRecord{Kind: memory.RecordRef, Ref: &x}, err
 	}, bankID)
 	if err != nil {
 		return err
 	}
 	err = each("co-occurrences", `SELECT entity_a, entity_b, count FROM cooccurrences WHERE bank_id = $1 ORDER BY entity_a, entity_b`, func(r pgx.Rows) (*memory.ExportRecord, error) {
-		var c memory.Cooccurrence
+		var c memory.ExportCooccurrence
 		err := r.Scan(&c.EntityA, &c.EntityB, &c.Count)
-		return &memory.ExportRecord{Type: memory.RecordCooccurrence, Cooccurrence: &c}, err
+		return &memory.ExportRecord{Kind: memory.RecordCooccurrence, Cooccurrence: &c}, err
 	}, bankID)
 	if err != nil {
 		return err
 	}
 	err = each("relations", `SELECT `+relationColumns+` FROM relations WHERE bank_id = $1 ORDER BY id`, func(r pgx.Rows) (*memory.ExportRecord, error) {
 		rel, err := scanRelation(bankID, r)
-		return &memory.ExportRecord{Type: memory.RecordRelation, Relation: rel}, err
+		if err != nil {
+			return nil, err
+		}
+		return &memory.ExportRecord{Kind: memory.RecordRelation, Relation: memory.ExportedRelation(rel)}, nil
 	}, bankID)
 	if err != nil {
 		return err
 	}
 	err = each("links", `SELECT from_id, to_id, kind, entity_id, weight FROM links WHERE bank_id = $1 ORDER BY from_id, kind, to_id, entity_id`, func(r pgx.Rows) (*memory.ExportRecord, error) {
-		l := &memory.Link{BankID: bankID}
+		var l memory.ExportLink
 		var kind string
 		err := r.Scan(&l.FromID, &l.ToID, &kind, &l.EntityID, &l.Weight)
 		l.Kind = memory.LinkKind(kind)
-		return &memory.ExportRecord{Type: memory.RecordLink, Link: l}, err
+		return &memory.ExportRecord{Kind: memory.RecordLink, Link: &l}, err
 	}, bankID)
 	if err != nil {
 		return err
 	}
-	return each("watermarks", `SELECT source, last_item, last_error, updated_at FROM watermarks WHERE bank_id = $1 ORDER BY source`, func(r pgx.Rows) (*memory.ExportRecord, error) {
-		w := &memory.Watermark{BankID: bankID}
+	err = each("observations", `SELECT id, text, kind, source_fact_ids, evidence_count, history, status, access_count, last_accessed, created_at, updated_at, embedding
+		FROM observations WHERE bank_id = $1 ORDER BY id`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		o := &memory.Observation{BankID: bankID}
+		var kind, status string
+		var history []byte
+		var last, created, updated *time.Time
+		var vec *pgvector.Vector
+		if err := r.Scan(&o.ID, &o.Text, &kind, &o.SourceFactIDs, &o.EvidenceCount, &history, &status, &o.AccessCount, &last, &created, &updated, &vec); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(history, &o.History); err != nil {
+			return nil, err
+		}
+		o.Kind, o.Status = memory.ObservationKind(kind), memory.Status(status)
+		o.LastAccessed, o.CreatedAt, o.UpdatedAt = tm(last), tm(created), tm(updated)
+		if vec != nil {
+			o.Embedding = vec.Slice()
+		}
+		return &memory.ExportRecord{Kind: memory.RecordObservation, Observation: memory.ExportedObservation(o)}, nil
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	err = each("watermarks", `SELECT source, last_item, last_error, updated_at FROM watermarks WHERE bank_id = $1 ORDER BY source`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		var w memory.ExportWatermark
 		var at time.Time
 		err := r.Scan(&w.Source, &w.LastItem, &w.LastError, &at)
 		w.UpdatedAt = at.UTC()
-		return &memory.ExportRecord{Type: memory.RecordWatermark, Watermark: w}, err
+		return &memory.ExportRecord{Kind: memory.RecordWatermark, Watermark: &w}, err
 	}, bankID)
+	if err != nil {
+		return err
+	}
+	// Sessions, each with its buffered messages: one ordered stream of
+	// both, a session's row first (seq 0: message seqs start at 1).
+	var cur *memory.ExportSession
+	err = each("sessions", `SELECT session, next_seq, 0::bigint AS seq, '' AS role, '' AS message_id, '' AS speaker, '' AS text, NULL::timestamptz AS at, NULL::timestamptz AS received
+		FROM sessions WHERE bank_id = $1
+		UNION ALL
+		SELECT session, 0, seq, role, message_id, speaker, text, at, received FROM session_messages WHERE bank_id = $1
+		ORDER BY 1, 3`, func(r pgx.Rows) (*memory.ExportRecord, error) {
+		var session string
+		var next int64
+		var m memory.ExportSessionMessage
+		var role string
+		var at, received *time.Time
+		if err := r.Scan(&session, &next, &m.Seq, &role, &m.MessageID, &m.Speaker, &m.Text, &at, &received); err != nil {
+			return nil, err
+		}
+		if m.Seq == 0 {
+			var done *memory.ExportRecord
+			if cur != nil {
+				done = &memory.ExportRecord{Kind: memory.RecordSession, Session: cur}
+			}
+			cur = &memory.ExportSession{Session: session, NextSeq: next}
+			return done, nil
+		}
+		if cur == nil || cur.Session != session {
+			return nil, fmt.Errorf("session %s: buffered messages without a session", session)
+		}
+		m.Role, m.At, m.Received = memory.Role(role), tm(at), tm(received)
+		cur.Messages = append(cur.Messages, m)
+		return nil, nil
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	if cur != nil {
+		return fn(&memory.ExportRecord{Kind: memory.RecordSession, Session: cur})
+	}
+	return nil
 }
 
 // Import implements memory.Importer in one transaction under the bank's
@@ -188,19 +254,25 @@ func (s *Store) Import(ctx context.Context, bankID string, recs []*memory.Export
 			if err != nil {
 				return err
 			}
-			if rec.Type == memory.RecordFact {
+			switch rec.Kind {
+			case memory.RecordFact:
 				nextSeq = max(nextSeq, rec.Fact.Seq+1)
 				factIDs = append(factIDs, rec.Fact.ID)
-			}
-			if rec.Type == memory.RecordEntity {
+			case memory.RecordEntity:
 				e := rec.Entity
 				for _, a := range append([]string{e.Name}, e.Aliases...) {
 					if norm := memory.NormalizeName(a); norm != "" {
 						rows["aliases"] = append(rows["aliases"], []any{bankID, norm, e.ID, a})
 					}
 				}
+			case memory.RecordSession:
+				x := rec.Session
+				for _, m := range x.Messages {
+					rows["session_messages"] = append(rows["session_messages"], []any{bankID, x.Session, m.Seq, string(m.Role), m.MessageID, m.Speaker, m.Text,
+						ts(m.At), m.Received.UTC().Truncate(time.Microsecond)})
+				}
 			}
-			rows[rec.Type] = append(rows[rec.Type], row)
+			rows[rec.Kind] = append(rows[rec.Kind], row)
 		}
 		for _, t := range importOrder {
 			if len(rows[t.name]) == 0 {
@@ -265,13 +337,17 @@ var importOrder = []struct {
 	{memory.RecordCooccurrence, "cooccurrences", []string{"bank_id", "entity_a", "entity_b", "count"}},
 	{memory.RecordRelation, "relations", []string{"bank_id", "id", "subject_id", "predicate", "object_id", "confidence", "fact_ids", "valid_from", "valid_to", "created_at", "expired_at"}},
 	{memory.RecordLink, "links", []string{"bank_id", "from_id", "to_id", "kind", "entity_id", "weight"}},
+	{memory.RecordObservation, "observations", []string{"bank_id", "id", "text", "kind", "source_fact_ids", "evidence_count", "history", "embedding", "status",
+		"access_count", "last_accessed", "created_at", "updated_at"}},
 	{memory.RecordWatermark, "watermarks", []string{"bank_id", "source", "last_item", "last_error", "updated_at"}},
+	{memory.RecordSession, "sessions", []string{"bank_id", "session", "next_seq"}},
+	{"session_messages", "session_messages", []string{"bank_id", "session", "seq", "role", "message_id", "speaker", "text", "at", "received"}},
 }
 
 // importRow is a record as the values of its importOrder columns.
 func importRow(bank string, rec *memory.ExportRecord, dim *int) ([]any, error) {
 	switch {
-	case rec.Type == memory.RecordDocument && rec.Document != nil:
+	case rec.Kind == memory.RecordDocument && rec.Document != nil:
 		d := rec.Document
 		meta, err := json.Marshal(d.Metadata)
 		if err != nil {
@@ -281,13 +357,13 @@ func importRow(bank string, rec *memory.ExportRecord, dim *int) ([]any, error) {
 			meta = []byte("{}")
 		}
 		return []any{bank, d.ID, d.Source, d.ItemID, d.ContentHash, d.Content, meta, strs(d.Tags), ts(d.OccurredAt), ts(d.CreatedAt)}, nil
-	case rec.Type == memory.RecordChunk && rec.Chunk != nil:
+	case rec.Kind == memory.RecordChunk && rec.Chunk != nil:
 		c := rec.Chunk
 		return []any{bank, c.ID, c.DocumentID, c.Index, c.Text}, nil
-	case rec.Type == memory.RecordFact && rec.Fact != nil:
-		f := rec.Fact
+	case rec.Kind == memory.RecordFact && rec.Fact != nil:
+		f := rec.Fact.Fact(bank)
 		if f.ID == "" || f.Seq <= 0 {
-			return nil, memory.Errorf(memory.EINVALID, "import: a fact needs an id and a positive Seq")
+			return nil, memory.Errorf(memory.EINVALID, "import: a fact needs an id and a positive seq")
 		}
 		if n := len(f.Embedding); n > 0 {
 			if *dim == 0 {
@@ -298,28 +374,49 @@ func importRow(bank string, rec *memory.ExportRecord, dim *int) ([]any, error) {
 			}
 		}
 		return factRow(bank, f), nil
-	case rec.Type == memory.RecordEntity && rec.Entity != nil:
+	case rec.Kind == memory.RecordEntity && rec.Entity != nil:
 		e := rec.Entity
 		var vec any
 		if len(e.Embedding) > 0 {
 			vec = pgvector.NewVector(e.Embedding)
 		}
 		return []any{bank, e.ID, e.Name, string(e.Type), ts(e.FirstSeen), ts(e.LastSeen), e.MentionCount, e.EpisodeCount, e.Salience, string(e.Tier), e.Contradicted, vec}, nil
-	case rec.Type == memory.RecordRef && rec.Ref != nil:
+	case rec.Kind == memory.RecordRef && rec.Ref != nil:
 		return []any{bank, rec.Ref.FactID, rec.Ref.EntityID, rec.Ref.Seq}, nil
-	case rec.Type == memory.RecordCooccurrence && rec.Cooccurrence != nil:
+	case rec.Kind == memory.RecordCooccurrence && rec.Cooccurrence != nil:
 		c := rec.Cooccurrence
 		return []any{bank, c.EntityA, c.EntityB, c.Count}, nil
-	case rec.Type == memory.RecordRelation && rec.Relation != nil:
+	case rec.Kind == memory.RecordRelation && rec.Relation != nil:
 		r := rec.Relation
 		return []any{bank, r.ID, r.SubjectID, r.Predicate, r.ObjectID, r.Confidence, strs(r.FactIDs),
 			ts(r.ValidFrom), ts(r.ValidTo), r.CreatedAt.UTC().Truncate(time.Microsecond), ts(r.ExpiredAt)}, nil
-	case rec.Type == memory.RecordLink && rec.Link != nil:
+	case rec.Kind == memory.RecordLink && rec.Link != nil:
 		l := rec.Link
 		return []any{bank, l.FromID, l.ToID, string(l.Kind), l.EntityID, l.Weight}, nil
-	case rec.Type == memory.RecordWatermark && rec.Watermark != nil:
+	case rec.Kind == memory.RecordObservation && rec.Observation != nil:
+		o := rec.Observation
+		if o.ID == "" || o.Text == "" {
+			return nil, memory.Errorf(memory.EINVALID, "import: an observation needs an id and a text")
+		}
+		history := o.History
+		if history == nil {
+			history = []memory.ObservationChange{}
+		}
+		hj, err := json.Marshal(history)
+		if err != nil {
+			return nil, err
+		}
+		var vec any
+		if len(o.Embedding) > 0 {
+			vec = pgvector.NewVector(o.Embedding)
+		}
+		return []any{bank, o.ID, o.Text, string(o.Kind), strs(o.SourceFactIDs), o.EvidenceCount, hj, vec, string(o.Status),
+			o.AccessCount, ts(o.LastAccessed), o.CreatedAt.UTC().Truncate(time.Microsecond), o.UpdatedAt.UTC().Truncate(time.Microsecond)}, nil
+	case rec.Kind == memory.RecordWatermark && rec.Watermark != nil:
 		w := rec.Watermark
 		return []any{bank, w.Source, w.LastItem, w.LastError, w.UpdatedAt.UTC().Truncate(time.Microsecond)}, nil
+	case rec.Kind == memory.RecordSession && rec.Session != nil:
+		return []any{bank, rec.Session.Session, rec.Session.NextSeq}, nil
 	}
-	return nil, memory.Errorf(memory.EINVALID, "import: record of type %q cannot be imported (or is empty)", rec.Type)
+	return nil, memory.Errorf(memory.EINVALID, "import: a record of kind %q cannot be imported (or is empty)", rec.Kind)
 }

@@ -18,11 +18,6 @@ var (
 	_ memory.Importer = (*Store)(nil)
 )
 
-// exportFactColumns are the columns of a fact as exported, embedding last.
-const exportFactColumns = `id, seq, document_id, chunk_id, source_ref, text, kind, category, confidence, importance, sensitivity,
-	speaker, evidence, tags, occurred_start, occurred_end, mentioned_at, valid_from, valid_to, created_at, expired_at,
-	access_count, last_accessed, reinforcement_count, decay_score, status, superseded_by, consolidated_at, expires_at, embedding`
-
 // Export implements memory.Exporter from one read transaction.
 func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.ExportRecord) error) error {
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -37,32 +32,37 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 	if err != nil {
 		return err
 	}
-	if err := fn(&memory.ExportRecord{Type: memory.RecordBank, Version: memory.ExportVersion, Bank: b}); err != nil {
+	if err := fn(&memory.ExportRecord{Kind: memory.RecordHeader, Version: memory.ExportVersion, Bank: memory.ExportedBank(b)}); err != nil {
 		return err
 	}
-	each := func(q string, scan func(r *sql.Rows) (*memory.ExportRecord, error), args ...any) error {
+	// each runs q and hands fn the record scan makes of each row; a nil
+	// record is one scan gathered for later.
+	each := func(what, q string, scan func(r *sql.Rows) (*memory.ExportRecord, error), args ...any) error {
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {
-			return err
+			return fmt.Errorf("export %s: %w", what, err)
 		}
 		defer rows.Close()
 		for rows.Next() {
 			rec, err := scan(rows)
 			if err != nil {
-				return err
+				return fmt.Errorf("export %s: %w", what, err)
 			}
 			if rec == nil {
-				continue // gathered by scan itself
+				continue
 			}
 			if err := fn(rec); err != nil {
 				return err
 			}
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("export %s: %w", what, err)
+		}
+		return nil
 	}
 	// Documents, each followed by its chunks.
 	var docs []*memory.Document
-	err = each(`SELECT id, source, item_id, content_hash, content, metadata, tags, occurred_at, created_at FROM documents WHERE bank_id = ? ORDER BY id`,
+	err = each("documents", `SELECT id, source, item_id, content_hash, content, metadata, tags, occurred_at, created_at FROM documents WHERE bank_id = ? ORDER BY id`,
 		func(r *sql.Rows) (*memory.ExportRecord, error) {
 			d := &memory.Document{BankID: bankID}
 			var meta, tags string
@@ -76,64 +76,44 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 			if err := unmarshalJSON(tags, &d.Tags); err != nil {
 				return nil, err
 			}
-			if len(d.Metadata) == 0 {
-				d.Metadata = nil
-			}
-			if len(d.Tags) == 0 {
-				d.Tags = nil
-			}
 			d.OccurredAt, d.CreatedAt = fromNullMicro(occurred), fromNullMicro(created)
 			docs = append(docs, d)
 			return nil, nil
 		}, bankID)
 	if err != nil {
-		return fmt.Errorf("export documents: %w", err)
+		return err
 	}
 	for _, d := range docs {
-		if err := fn(&memory.ExportRecord{Type: memory.RecordDocument, Document: d}); err != nil {
+		if err := fn(&memory.ExportRecord{Kind: memory.RecordDocument, Document: memory.ExportedDocument(d)}); err != nil {
 			return err
 		}
-		err := each(`SELECT id, document_id, idx, text FROM chunks WHERE bank_id = ? AND document_id = ? ORDER BY idx`, func(r *sql.Rows) (*memory.ExportRecord, error) {
+		err := each("chunks", `SELECT id, document_id, idx, text FROM chunks WHERE bank_id = ? AND document_id = ? ORDER BY idx`, func(r *sql.Rows) (*memory.ExportRecord, error) {
 			c := &memory.Chunk{BankID: bankID}
 			err := r.Scan(&c.ID, &c.DocumentID, &c.Index, &c.Text)
-			return &memory.ExportRecord{Type: memory.RecordChunk, Chunk: c}, err
+			return &memory.ExportRecord{Kind: memory.RecordChunk, Chunk: memory.ExportedChunk(c)}, err
 		}, bankID, d.ID)
 		if err != nil {
-			return fmt.Errorf("export chunks: %w", err)
+			return err
 		}
 	}
-	err = each(`SELECT `+exportFactColumns+` FROM facts WHERE bank_id = ? ORDER BY seq`, func(r *sql.Rows) (*memory.ExportRecord, error) {
-		f := &memory.Fact{BankID: bankID}
-		var kind, category, sens, tags, status string
-		var occS, occE, ment, vf, vt, created, exp, lastAcc, cons, expires sql.NullInt64
+	err = each("facts", `SELECT embedding, `+factColumns+` FROM facts WHERE bank_id = ? ORDER BY seq`, func(r *sql.Rows) (*memory.ExportRecord, error) {
 		var blob []byte
-		if err := r.Scan(&f.ID, &f.Seq, &f.DocumentID, &f.ChunkID, &f.SourceRef, &f.Text, &kind, &category, &f.Confidence, &f.Importance, &sens,
-			&f.Speaker, &f.Evidence, &tags, &occS, &occE, &ment, &vf, &vt, &created, &exp,
-			&f.AccessCount, &lastAcc, &f.ReinforcementCount, &f.DecayScore, &status, &f.SupersededBy, &cons, &expires, &blob); err != nil {
+		f, err := scanFact(bankID, r, &blob)
+		if err != nil {
 			return nil, err
 		}
-		f.Kind, f.Category, f.Sensitivity, f.Status = memory.FactKind(kind), memory.Category(category), memory.Sensitivity(sens), memory.Status(status)
-		if err := unmarshalJSON(tags, &f.Tags); err != nil {
-			return nil, err
-		}
-		if len(f.Tags) == 0 {
-			f.Tags = nil
-		}
-		f.OccurredStart, f.OccurredEnd, f.MentionedAt = fromNullMicro(occS), fromNullMicro(occE), fromNullMicro(ment)
-		f.ValidFrom, f.ValidTo, f.CreatedAt, f.ExpiredAt = fromNullMicro(vf), fromNullMicro(vt), fromNullMicro(created), fromNullMicro(exp)
-		f.LastAccessed, f.ConsolidatedAt, f.ExpiresAt = fromNullMicro(lastAcc), fromNullMicro(cons), fromNullMicro(expires)
 		if len(blob) > 0 {
 			f.Embedding = decodeVector(make([]float32, 0, len(blob)/4), blob)
 		}
-		return &memory.ExportRecord{Type: memory.RecordFact, Fact: f}, nil
+		return &memory.ExportRecord{Kind: memory.RecordFact, Fact: memory.ExportedFact(f)}, nil
 	}, bankID)
 	if err != nil {
-		return fmt.Errorf("export facts: %w", err)
+		return err
 	}
-	err = each(`SELECT id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted, embedding,
+	err = each("entities", `SELECT id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted, embedding,
 			(SELECT json_group_array(alias) FROM (SELECT alias FROM entity_aliases a WHERE a.bank_id = e.bank_id AND a.entity_id = e.id AND a.alias != e.name ORDER BY alias))
 		FROM entities e WHERE bank_id = ? ORDER BY id`, func(r *sql.Rows) (*memory.ExportRecord, error) {
-		e := &memory.ExportEntity{Entity: memory.Entity{BankID: bankID}}
+		e := &memory.Entity{BankID: bankID}
 		var typ, tier, aliases string
 		var first, last sql.NullInt64
 		var blob []byte
@@ -144,34 +124,32 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 		if err := unmarshalJSON(aliases, &e.Aliases); err != nil {
 			return nil, err
 		}
-		if len(e.Aliases) == 0 {
-			e.Aliases = nil
-		}
+		var vec []float32
 		if len(blob) > 0 {
-			e.Embedding = decodeVector(make([]float32, 0, len(blob)/4), blob)
+			vec = decodeVector(make([]float32, 0, len(blob)/4), blob)
 		}
-		return &memory.ExportRecord{Type: memory.RecordEntity, Entity: e}, nil
+		return &memory.ExportRecord{Kind: memory.RecordEntity, Entity: memory.ExportedEntity(e, vec)}, nil
 	}, bankID)
 	if err != nil {
-		return fmt.Errorf("export entities: %w", err)
+		return err
 	}
-	err = each(`SELECT fact_id, entity_id, seq FROM entity_refs WHERE bank_id = ? ORDER BY fact_id, entity_id`, func(r *sql.Rows) (*memory.ExportRecord, error) {
+	err = each("refs", `SELECT fact_id, entity_id, seq FROM entity_refs WHERE bank_id = ? ORDER BY fact_id, entity_id`, func(r *sql.Rows) (*memory.ExportRecord, error) {
 		var x memory.ExportRef
 		err := r.Scan(&x.FactID, &x.EntityID, &x.Seq)
-		return &memory.ExportRecord{Type: memory.RecordRef, Ref: &x}, err
+		return &memory.ExportRecord{Kind: memory.RecordRef, Ref: &x}, err
 	}, bankID)
 	if err != nil {
-		return fmt.Errorf("export refs: %w", err)
+		return err
 	}
-	err = each(`SELECT entity_a, entity_b, count FROM cooccurrences WHERE bank_id = ? ORDER BY entity_a, entity_b`, func(r *sql.Rows) (*memory.ExportRecord, error) {
-		var c memory.Cooccurrence
+	err = each("co-occurrences", `SELECT entity_a, entity_b, count FROM cooccurrences WHERE bank_id = ? ORDER BY entity_a, entity_b`, func(r *sql.Rows) (*memory.ExportRecord, error) {
+		var c memory.ExportCooccurrence
 		err := r.Scan(&c.EntityA, &c.EntityB, &c.Count)
-		return &memory.ExportRecord{Type: memory.RecordCooccurrence, Cooccurrence: &c}, err
+		return &memory.ExportRecord{Kind: memory.RecordCooccurrence, Cooccurrence: &c}, err
 	}, bankID)
 	if err != nil {
-		return fmt.Errorf("export co-occurrences: %w", err)
+		return err
 	}
-	err = each(`SELECT id, subject_id, predicate, object_id, confidence, fact_ids, valid_from, valid_to, created_at, expired_at
+	err = each("relations", `SELECT id, subject_id, predicate, object_id, confidence, fact_ids, valid_from, valid_to, created_at, expired_at
 		FROM relations WHERE bank_id = ? ORDER BY id`, func(r *sql.Rows) (*memory.ExportRecord, error) {
 		rel := &memory.Relation{BankID: bankID}
 		var facts string
@@ -183,34 +161,91 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 		if err := unmarshalJSON(facts, &rel.FactIDs); err != nil {
 			return nil, err
 		}
-		if len(rel.FactIDs) == 0 {
-			rel.FactIDs = nil
-		}
 		rel.ValidFrom, rel.ValidTo, rel.CreatedAt, rel.ExpiredAt = fromNullMicro(vf), fromNullMicro(vt), fromMicro(created), fromNullMicro(exp)
-		return &memory.ExportRecord{Type: memory.RecordRelation, Relation: rel}, nil
+		return &memory.ExportRecord{Kind: memory.RecordRelation, Relation: memory.ExportedRelation(rel)}, nil
 	}, bankID)
 	if err != nil {
-		return fmt.Errorf("export relations: %w", err)
+		return err
 	}
-	err = each(`SELECT from_id, to_id, kind, entity_id, weight FROM links WHERE bank_id = ? ORDER BY from_id, kind, to_id, entity_id`, func(r *sql.Rows) (*memory.ExportRecord, error) {
-		l := &memory.Link{BankID: bankID}
-		var kind string
-		err := r.Scan(&l.FromID, &l.ToID, &kind, &l.EntityID, &l.Weight)
-		l.Kind = memory.LinkKind(kind)
-		return &memory.ExportRecord{Type: memory.RecordLink, Link: l}, err
+	err = each("links", `SELECT from_id, to_id, kind, entity_id, weight FROM links WHERE bank_id = ? ORDER BY from_id, kind, to_id, entity_id`, func(r *sql.Rows) (*memory.ExportRecord, error) {
+		var l memory.ExportLink
+		err := r.Scan(&l.FromID, &l.ToID, &l.Kind, &l.EntityID, &l.Weight)
+		return &memory.ExportRecord{Kind: memory.RecordLink, Link: &l}, err
 	}, bankID)
 	if err != nil {
-		return fmt.Errorf("export links: %w", err)
+		return err
 	}
-	err = each(`SELECT source, last_item, last_error, updated_at FROM watermarks WHERE bank_id = ? ORDER BY source`, func(r *sql.Rows) (*memory.ExportRecord, error) {
-		w := &memory.Watermark{BankID: bankID}
+	err = each("observations", `SELECT id, text, kind, source_fact_ids, evidence_count, history, status, access_count, last_accessed, created_at, updated_at, embedding
+		FROM observations WHERE bank_id = ? ORDER BY id`, func(r *sql.Rows) (*memory.ExportRecord, error) {
+		o := &memory.Observation{BankID: bankID}
+		var kind, sources, history, status string
+		var last sql.NullInt64
+		var created, updated int64
+		var blob []byte
+		if err := r.Scan(&o.ID, &o.Text, &kind, &sources, &o.EvidenceCount, &history, &status, &o.AccessCount, &last, &created, &updated, &blob); err != nil {
+			return nil, err
+		}
+		if err := unmarshalJSON(sources, &o.SourceFactIDs); err != nil {
+			return nil, err
+		}
+		if err := unmarshalJSON(history, &o.History); err != nil {
+			return nil, err
+		}
+		o.Kind, o.Status = memory.ObservationKind(kind), memory.Status(status)
+		o.LastAccessed, o.CreatedAt, o.UpdatedAt = fromNullMicro(last), fromMicro(created), fromMicro(updated)
+		if len(blob) > 0 {
+			o.Embedding = decodeVector(make([]float32, 0, len(blob)/4), blob)
+		}
+		return &memory.ExportRecord{Kind: memory.RecordObservation, Observation: memory.ExportedObservation(o)}, nil
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	err = each("watermarks", `SELECT source, last_item, last_error, updated_at FROM watermarks WHERE bank_id = ? ORDER BY source`, func(r *sql.Rows) (*memory.ExportRecord, error) {
+		var w memory.ExportWatermark
 		var at int64
 		err := r.Scan(&w.Source, &w.LastItem, &w.LastError, &at)
 		w.UpdatedAt = fromMicro(at)
-		return &memory.ExportRecord{Type: memory.RecordWatermark, Watermark: w}, err
+		return &memory.ExportRecord{Kind: memory.RecordWatermark, Watermark: &w}, err
 	}, bankID)
 	if err != nil {
-		return fmt.Errorf("export watermarks: %w", err)
+		return err
+	}
+	// Sessions, each with its buffered messages: one ordered stream of
+	// both, a session's row first (seq 0: message seqs start at 1).
+	var cur *memory.ExportSession
+	err = each("sessions", `SELECT session, next_seq, 0, '', '', '', '', NULL, 0 FROM sessions WHERE bank_id = ?1
+		UNION ALL
+		SELECT session, 0, seq, role, message_id, speaker, text, at, received FROM session_messages WHERE bank_id = ?1
+		ORDER BY 1, 3`, func(r *sql.Rows) (*memory.ExportRecord, error) {
+		var session string
+		var next int64
+		var m memory.ExportSessionMessage
+		var at sql.NullInt64
+		var received int64
+		if err := r.Scan(&session, &next, &m.Seq, &m.Role, &m.MessageID, &m.Speaker, &m.Text, &at, &received); err != nil {
+			return nil, err
+		}
+		if m.Seq == 0 {
+			var done *memory.ExportRecord
+			if cur != nil {
+				done = &memory.ExportRecord{Kind: memory.RecordSession, Session: cur}
+			}
+			cur = &memory.ExportSession{Session: session, NextSeq: next}
+			return done, nil
+		}
+		if cur == nil || cur.Session != session {
+			return nil, fmt.Errorf("session %s: buffered messages without a session", session)
+		}
+		m.At, m.Received = fromNullMicro(at), fromMicro(received)
+		cur.Messages = append(cur.Messages, m)
+		return nil, nil
+	}, bankID)
+	if err != nil {
+		return err
+	}
+	if cur != nil {
+		return fn(&memory.ExportRecord{Kind: memory.RecordSession, Session: cur})
 	}
 	return nil
 }
@@ -229,30 +264,86 @@ func (s *Store) Import(ctx context.Context, bankID string, recs []*memory.Export
 		if err != nil {
 			return err
 		}
-		tok := bankToken(bankID)
+		// Facts go in runs, one multi-row insert each.
+		var facts []*memory.Fact
+		first := 0 // the record number of facts[0]
+		flush := func() error {
+			if len(facts) == 0 {
+				return nil
+			}
+			_, err := insertFacts(ctx, tx, bankID, facts)
+			if err != nil {
+				return importError(err, bankID, fmt.Sprintf("records %d-%d (%s)", first, first+len(facts)-1, memory.RecordFact))
+			}
+			facts = facts[:0]
+			return nil
+		}
 		for i, rec := range recs {
-			if err := s.importRecord(ctx, tx, bankID, tok, rec, &dim, &nextSeq); err != nil {
-				if isConstraint(err) {
-					return memory.Errorf(memory.ECONFLICT, "import record %d (%s): already in bank %q, or its parent is missing: %v", i+1, rec.Type, bankID, err)
-				}
-				if memory.ErrorCode(err) != memory.EINTERNAL {
+			if rec.Kind == memory.RecordFact && rec.Fact != nil {
+				f, err := importFact(bankID, rec.Fact, &dim)
+				if err != nil {
 					return err
 				}
-				return fmt.Errorf("import record %d (%s): %w", i+1, rec.Type, err)
+				if len(facts) == 0 {
+					first = i + 1
+				}
+				facts = append(facts, f)
+				nextSeq = max(nextSeq, f.Seq+1)
+				continue
 			}
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := importRecord(ctx, tx, bankID, rec); err != nil {
+				return importError(err, bankID, fmt.Sprintf("record %d (%s)", i+1, rec.Kind))
+			}
+		}
+		if err := flush(); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE banks SET next_seq = ?, dimension = ?, version = version + 1 WHERE id = ?`, nextSeq, dim, bankID)
 		return err
 	})
 }
 
-func (s *Store) importRecord(ctx context.Context, tx *sql.Tx, bank, tok string, rec *memory.ExportRecord, dim *int, nextSeq *int64) error {
+// importError names the records of an import that err is about: a broken
+// constraint is ECONFLICT, an error of the store's own kept as it is.
+func importError(err error, bank, what string) error {
+	switch {
+	case isConstraint(err):
+		return memory.Errorf(memory.ECONFLICT, "import %s: already in bank %q, or its parent is missing: %v", what, bank, err)
+	case memory.ErrorCode(err) != memory.EINTERNAL:
+		return err
+	}
+	return fmt.Errorf("import %s: %w", what, err)
+}
+
+// importFact checks an exported fact (an id, a Seq, the bank's dimension,
+// which the first embedding sets if the bank has none) and returns it as
+// a fact of bank.
+func importFact(bank string, x *memory.ExportFact, dim *int) (*memory.Fact, error) {
+	if x.ID == "" || x.Seq <= 0 {
+		return nil, memory.Errorf(memory.EINVALID, "import: a fact needs an id and a positive seq")
+	}
+	if n := len(x.Embedding); n > 0 {
+		if *dim == 0 {
+			*dim = n
+		}
+		if n != *dim {
+			return nil, memory.Errorf(memory.EINVALID, "import: fact %s has dimension %d, bank %q holds dimension %d", x.ID, n, bank, *dim)
+		}
+	}
+	return x.Fact(bank), nil
+}
+
+// importRecord stores one record of any kind but a fact.
+func importRecord(ctx context.Context, tx *sql.Tx, bank string, rec *memory.ExportRecord) error {
 	exec := func(q string, args ...any) error {
 		_, err := tx.ExecContext(ctx, q, args...)
 		return err
 	}
 	switch {
-	case rec.Type == memory.RecordDocument && rec.Document != nil:
+	case rec.Kind == memory.RecordDocument && rec.Document != nil:
 		d := rec.Document
 		meta, err := json.Marshal(d.Metadata)
 		if err != nil {
@@ -264,40 +355,10 @@ func (s *Store) importRecord(ctx context.Context, tx *sql.Tx, bank, tok string, 
 		return exec(`INSERT INTO documents (bank_id, id, source, item_id, content_hash, content, metadata, tags, occurred_at, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			bank, d.ID, d.Source, d.ItemID, d.ContentHash, d.Content, string(meta), stringsJSON(d.Tags), toMicro(d.OccurredAt), toMicro(d.CreatedAt))
-	case rec.Type == memory.RecordChunk && rec.Chunk != nil:
+	case rec.Kind == memory.RecordChunk && rec.Chunk != nil:
 		c := rec.Chunk
 		return exec(`INSERT INTO chunks (bank_id, id, document_id, idx, text) VALUES (?, ?, ?, ?, ?)`, bank, c.ID, c.DocumentID, c.Index, c.Text)
-	case rec.Type == memory.RecordFact && rec.Fact != nil:
-		f := rec.Fact
-		if f.ID == "" || f.Seq <= 0 {
-			return memory.Errorf(memory.EINVALID, "import: a fact needs an id and a positive Seq")
-		}
-		if n := len(f.Embedding); n > 0 {
-			if *dim == 0 {
-				*dim = n
-			}
-			if n != *dim {
-				return memory.Errorf(memory.EINVALID, "import: fact %s has dimension %d, bank %q holds dimension %d", f.ID, n, bank, *dim)
-			}
-		}
-		var pk int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO facts (bank_id, id, seq, document_id, chunk_id, source_ref, text, kind, category,
-			confidence, importance, sensitivity, speaker, evidence, tags, embedding,
-			occurred_start, occurred_end, mentioned_at, valid_from, valid_to, created_at, expired_at, event_time,
-			access_count, last_accessed, reinforcement_count, decay_score, status, superseded_by, consolidated_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`,
-			bank, f.ID, f.Seq, f.DocumentID, f.ChunkID, f.SourceRef, f.Text, string(f.Kind), string(f.Category),
-			f.Confidence, f.Importance, string(f.Sensitivity), f.Speaker, f.Evidence, stringsJSON(f.Tags), encodeVector(f.Embedding),
-			toMicro(f.OccurredStart), toMicro(f.OccurredEnd), toMicro(f.MentionedAt), toMicro(f.ValidFrom), toMicro(f.ValidTo),
-			toMicro(f.CreatedAt), toMicro(f.ExpiredAt), toMicro(f.EventTime()),
-			f.AccessCount, toMicro(f.LastAccessed), f.ReinforcementCount, f.DecayScore, string(f.Status), f.SupersededBy,
-			toMicro(f.ConsolidatedAt), toMicro(f.ExpiresAt)).Scan(&pk)
-		if err != nil {
-			return err
-		}
-		*nextSeq = max(*nextSeq, f.Seq+1)
-		return exec(`INSERT INTO facts_fts (rowid, bank, body) VALUES (?, ?, ?)`, pk, tok, ftsBody(f))
-	case rec.Type == memory.RecordEntity && rec.Entity != nil:
+	case rec.Kind == memory.RecordEntity && rec.Entity != nil:
 		e := rec.Entity
 		var vec any
 		if len(e.Embedding) > 0 {
@@ -316,26 +377,51 @@ func (s *Store) importRecord(ctx context.Context, tx *sql.Tx, bank, tok string, 
 			}
 		}
 		return nil
-	case rec.Type == memory.RecordRef && rec.Ref != nil:
+	case rec.Kind == memory.RecordRef && rec.Ref != nil:
 		r := rec.Ref
 		return exec(`INSERT INTO entity_refs (bank_id, fact_id, entity_id, seq) VALUES (?, ?, ?, ?)`, bank, r.FactID, r.EntityID, r.Seq)
-	case rec.Type == memory.RecordCooccurrence && rec.Cooccurrence != nil:
+	case rec.Kind == memory.RecordCooccurrence && rec.Cooccurrence != nil:
 		c := rec.Cooccurrence
 		return exec(`INSERT INTO cooccurrences (bank_id, entity_a, entity_b, count) VALUES (?, ?, ?, ?)`, bank, c.EntityA, c.EntityB, c.Count)
-	case rec.Type == memory.RecordRelation && rec.Relation != nil:
+	case rec.Kind == memory.RecordRelation && rec.Relation != nil:
 		r := rec.Relation
 		return exec(`INSERT INTO relations (bank_id, id, subject_id, predicate, object_id, confidence, fact_ids, valid_from, valid_to, created_at, expired_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			bank, r.ID, r.SubjectID, r.Predicate, r.ObjectID, r.Confidence, stringsJSON(r.FactIDs),
 			toMicro(r.ValidFrom), toMicro(r.ValidTo), r.CreatedAt.UnixMicro(), toMicro(r.ExpiredAt))
-	case rec.Type == memory.RecordLink && rec.Link != nil:
+	case rec.Kind == memory.RecordLink && rec.Link != nil:
 		l := rec.Link
 		return exec(`INSERT INTO links (bank_id, from_id, to_id, kind, entity_id, weight) VALUES (?, ?, ?, ?, ?, ?)`,
 			bank, l.FromID, l.ToID, string(l.Kind), l.EntityID, l.Weight)
-	case rec.Type == memory.RecordWatermark && rec.Watermark != nil:
+	case rec.Kind == memory.RecordObservation && rec.Observation != nil:
+		o := rec.Observation.Observation(bank)
+		if o.ID == "" || o.Text == "" {
+			return memory.Errorf(memory.EINVALID, "import: an observation needs an id and a text")
+		}
+		// putObservations replaces; an import adds only.
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM observations WHERE bank_id = ? AND id = ?`, bank, o.ID).Scan(&one)
+		if err == nil {
+			return memory.Errorf(memory.ECONFLICT, "import: observation %s is already in bank %q", o.ID, bank)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		return putObservations(ctx, tx, bank, []*memory.Observation{o})
+	case rec.Kind == memory.RecordWatermark && rec.Watermark != nil:
 		w := rec.Watermark
 		return exec(`INSERT INTO watermarks (bank_id, source, last_item, last_error, updated_at) VALUES (?, ?, ?, ?, ?)`,
 			bank, w.Source, w.LastItem, w.LastError, w.UpdatedAt.UnixMicro())
+	case rec.Kind == memory.RecordSession && rec.Session != nil:
+		x := rec.Session
+		if err := exec(`INSERT INTO sessions (bank_id, session, next_seq) VALUES (?, ?, ?)`, bank, x.Session, x.NextSeq); err != nil {
+			return err
+		}
+		rows := make([][]any, 0, len(x.Messages))
+		for _, m := range x.Messages {
+			rows = append(rows, []any{bank, x.Session, m.Seq, string(m.Role), m.MessageID, m.Speaker, m.Text, toMicro(m.At), m.Received.UnixMicro()})
+		}
+		return bulkInsert(ctx, tx, `INSERT INTO session_messages (bank_id, session, seq, role, message_id, speaker, text, at, received)`, ``, rows)
 	}
-	return memory.Errorf(memory.EINVALID, "import: record of type %q cannot be imported (or is empty)", rec.Type)
+	return memory.Errorf(memory.EINVALID, "import: a record of kind %q cannot be imported (or is empty)", rec.Kind)
 }

@@ -31,49 +31,55 @@ func (s *Store) PutObservations(ctx context.Context, bankID string, obs []*memor
 		} else if err != nil {
 			return err
 		}
-		for _, o := range obs {
-			sources := stringsJSON(o.SourceFactIDs)
-			history, err := marshalJSON(o.History)
-			if err != nil {
-				return err
-			}
-			if o.History == nil {
-				history = "[]"
-			}
-			status := o.Status
-			if status == "" {
-				status = memory.StatusActive
-			}
-			kind := o.Kind
-			if kind == "" {
-				kind = memory.ObservationPattern
-			}
-			var vec any
-			if len(o.Embedding) > 0 {
-				vec = encodeVector(o.Embedding)
-			}
-			var pk int64
-			err = tx.QueryRowContext(ctx, `INSERT INTO observations (bank_id, id, text, kind, source_fact_ids, evidence_count, history, embedding, status, access_count, last_accessed, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT (bank_id, id) DO UPDATE SET text = excluded.text, kind = excluded.kind, source_fact_ids = excluded.source_fact_ids,
-					evidence_count = excluded.evidence_count, history = excluded.history, embedding = excluded.embedding, status = excluded.status,
-					access_count = excluded.access_count, last_accessed = excluded.last_accessed, updated_at = excluded.updated_at
-				RETURNING pk`,
-				bankID, o.ID, o.Text, string(kind), sources, o.EvidenceCount, history, vec, string(status), o.AccessCount,
-				toMicro(o.LastAccessed), o.CreatedAt.UnixMicro(), o.UpdatedAt.UnixMicro()).Scan(&pk)
-			if err != nil {
-				return fmt.Errorf("observation %s: %w", o.ID, err)
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM observations_fts WHERE rowid = ?`, pk); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts (rowid, bank, body) VALUES (?, ?, ?)`, pk, bankToken(bankID), o.Text); err != nil {
-				return err
-			}
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE banks SET observations = (SELECT count(*) FROM observations WHERE bank_id = ?1 AND status = 'active') WHERE id = ?1`, bankID)
-		return err
+		return putObservations(ctx, tx, bankID, obs)
 	})
+}
+
+// putObservations stores observations of an existing bank inside tx: the
+// one write of PutObservations and Import.
+func putObservations(ctx context.Context, tx *sql.Tx, bankID string, obs []*memory.Observation) error {
+	for _, o := range obs {
+		sources := stringsJSON(o.SourceFactIDs)
+		history, err := marshalJSON(o.History)
+		if err != nil {
+			return err
+		}
+		if o.History == nil {
+			history = "[]"
+		}
+		status := o.Status
+		if status == "" {
+			status = memory.StatusActive
+		}
+		kind := o.Kind
+		if kind == "" {
+			kind = memory.ObservationPattern
+		}
+		var vec any
+		if len(o.Embedding) > 0 {
+			vec = encodeVector(o.Embedding)
+		}
+		var pk int64
+		err = tx.QueryRowContext(ctx, `INSERT INTO observations (bank_id, id, text, kind, source_fact_ids, evidence_count, history, embedding, status, access_count, last_accessed, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (bank_id, id) DO UPDATE SET text = excluded.text, kind = excluded.kind, source_fact_ids = excluded.source_fact_ids,
+				evidence_count = excluded.evidence_count, history = excluded.history, embedding = excluded.embedding, status = excluded.status,
+				access_count = excluded.access_count, last_accessed = excluded.last_accessed, updated_at = excluded.updated_at
+			RETURNING pk`,
+			bankID, o.ID, o.Text, string(kind), sources, o.EvidenceCount, history, vec, string(status), o.AccessCount,
+			toMicro(o.LastAccessed), o.CreatedAt.UnixMicro(), o.UpdatedAt.UnixMicro()).Scan(&pk)
+		if err != nil {
+			return fmt.Errorf("observation %s: %w", o.ID, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM observations_fts WHERE rowid = ?`, pk); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts (rowid, bank, body) VALUES (?, ?, ?)`, pk, bankToken(bankID), o.Text); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE banks SET observations = (SELECT count(*) FROM observations WHERE bank_id = ?1 AND status = 'active') WHERE id = ?1`, bankID)
+	return err
 }
 
 // activeObservations returns how many active observations a bank holds,

@@ -255,13 +255,21 @@ const insertFactHead = `INSERT INTO facts (bank_id, id, seq, document_id, chunk_
 	occurred_start, occurred_end, mentioned_at, valid_from, valid_to, created_at, expired_at, event_time,
 	access_count, last_accessed, reinforcement_count, decay_score, status, superseded_by, consolidated_at, expires_at)`
 
+// factRow is a fact as the values of insertFactHead's columns.
+func factRow(bank string, f *memory.Fact) []any {
+	return []any{bank, f.ID, f.Seq, f.DocumentID, f.ChunkID, f.SourceRef, f.Text, string(f.Kind), string(f.Category),
+		f.Confidence, f.Importance, string(f.Sensitivity), f.Speaker, f.Evidence, stringsJSON(f.Tags), encodeVector(f.Embedding),
+		toMicro(f.OccurredStart), toMicro(f.OccurredEnd), toMicro(f.MentionedAt), toMicro(f.ValidFrom), toMicro(f.ValidTo),
+		toMicro(f.CreatedAt), toMicro(f.ExpiredAt), toMicro(f.EventTime()),
+		f.AccessCount, toMicro(f.LastAccessed), f.ReinforcementCount, f.DecayScore, string(f.Status), f.SupersededBy,
+		toMicro(f.ConsolidatedAt), toMicro(f.ExpiresAt)}
+}
+
 // writeFacts inserts facts with their full-text rows, assigning Seq.
 func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.Fact, nextSeq *int64, change *indexChange) error {
 	if len(facts) == 0 {
 		return nil
 	}
-	tok := bankToken(bank)
-	rows := make([][]any, 0, len(facts))
 	byID := make(map[string]*memory.Fact, len(facts))
 	for _, f := range facts {
 		if f.ID == "" {
@@ -283,12 +291,26 @@ func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts [
 		f.BankID = bank
 		f.Seq = *nextSeq
 		*nextSeq++
-		rows = append(rows, []any{bank, f.ID, f.Seq, f.DocumentID, f.ChunkID, f.SourceRef, f.Text, string(f.Kind), string(f.Category),
-			f.Confidence, f.Importance, string(f.Sensitivity), f.Speaker, f.Evidence, stringsJSON(f.Tags), encodeVector(f.Embedding),
-			toMicro(f.OccurredStart), toMicro(f.OccurredEnd), toMicro(f.MentionedAt), toMicro(f.ValidFrom), toMicro(f.ValidTo),
-			toMicro(f.CreatedAt), toMicro(f.ExpiredAt), toMicro(f.EventTime()),
-			f.AccessCount, toMicro(f.LastAccessed), f.ReinforcementCount, f.DecayScore, string(f.Status), f.SupersededBy,
-			toMicro(f.ConsolidatedAt), toMicro(f.ExpiresAt)})
+	}
+	pks, err := insertFacts(ctx, tx, bank, facts)
+	if err != nil {
+		return err
+	}
+	for _, f := range facts {
+		// Every fact enters the index: keyword search covers facts with no
+		// embedding too.
+		change.added = append(change.added, newIndexEntry(pks[f.ID], f))
+	}
+	return nil
+}
+
+// insertFacts inserts facts as they are (Seq included) with their
+// full-text rows and returns each one's pk by id: the one insert of
+// writeFacts and Import.
+func insertFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.Fact) (map[string]int64, error) {
+	rows := make([][]any, 0, len(facts))
+	for _, f := range facts {
+		rows = append(rows, factRow(bank, f))
 	}
 	// One multi-row insert per bulkRows facts; RETURNING gives each its pk.
 	pks := make(map[string]int64, len(facts))
@@ -303,22 +325,19 @@ func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts [
 	})
 	if err != nil {
 		if isConstraint(err) {
-			return memory.Errorf(memory.ECONFLICT, "a fact of the batch already exists")
+			return nil, memory.Errorf(memory.ECONFLICT, "a fact of the batch already exists")
 		}
-		return fmt.Errorf("insert facts: %w", err)
+		return nil, fmt.Errorf("insert facts: %w", err)
 	}
+	tok := bankToken(bank)
 	ftsRows := make([][]any, 0, len(facts))
 	for _, f := range facts {
-		pk := pks[f.ID]
-		ftsRows = append(ftsRows, []any{pk, tok, ftsBody(f)})
-		// Every fact enters the index: keyword search covers facts with no
-		// embedding too.
-		change.added = append(change.added, newIndexEntry(pk, f))
+		ftsRows = append(ftsRows, []any{pks[f.ID], tok, ftsBody(f)})
 	}
 	if err := bulkInsert(ctx, tx, `INSERT INTO facts_fts (rowid, bank, body)`, ``, ftsRows); err != nil {
-		return fmt.Errorf("index facts: %w", err)
+		return nil, fmt.Errorf("index facts: %w", err)
 	}
-	return nil
+	return pks, nil
 }
 
 // ftsBody is the text a fact is found by: its speaker and its text.

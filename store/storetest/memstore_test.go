@@ -291,7 +291,7 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 
 func (b *memBank) upsertEntity(bank string, u memory.EntityUpsert) {
 	x := u.Entity
-	c := memory.Entity{ID: x.ID, BankID: bank, Name: x.Name, Type: x.Type, FirstSeen: x.FirstSeen, LastSeen: x.LastSeen}
+	c := memory.Entity{ID: x.ID, BankID: bank, Name: x.Name, Type: x.Type, FirstSeen: x.FirstSeen, LastSeen: x.LastSeen, Salience: 1, Tier: memory.TierEpisodic}
 	if old, ok := b.entities[x.ID]; ok {
 		c = *old
 		if !x.FirstSeen.IsZero() && (c.FirstSeen.IsZero() || x.FirstSeen.Before(c.FirstSeen)) {

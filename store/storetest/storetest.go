@@ -24,7 +24,7 @@ func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 					if s == nil {
 						t.Fatal("open returned a nil store")
 					}
-					c.fn(&env{t: t, ctx: t.Context(), s: s})
+					c.fn(&env{t: t, ctx: t.Context(), s: s, open: open})
 				})
 			}
 		})
@@ -144,6 +144,11 @@ var suite = []struct {
 	{"Watermark", []testCase{
 		{"Read", testWatermarkRead},
 	}},
+	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
+		{"Golden", testExportGolden},
+		{"RoundTrip", testExportRoundTrip},
+		{"Errors", testExportErrors},
+	}},
 }
 
 // env is one subtest's store with helpers that fail the test on an
@@ -152,6 +157,8 @@ type env struct {
 	t   *testing.T
 	ctx context.Context
 	s   memory.Store
+	// open makes another new store (Run's open).
+	open func(t *testing.T) memory.Store
 }
 
 // newBank creates a bank named id whose vectors come from the suite's
