@@ -62,13 +62,19 @@ func Detect(name string, head []byte) (Format, error) {
 }
 
 // isExportHead reports whether head's first line is the first record of a
-// bank export: {"type": "bank", "version": n, …} with n > 0. A line longer
+// bank export: a header {"kind": "header", "version": n ≥ 2, …}, of this
+// version or a newer one (the import then says which versions it reads),
+// or a version-1 export's {"type": "bank", "version": 1, …}. A line longer
 // than head is cut and so is not one.
 func isExportHead(head []byte) bool {
 	line, _, _ := bytes.Cut(head, []byte("\n"))
 	var rec struct {
+		Kind    string `json:"kind"`
 		Type    string `json:"type"`
 		Version int    `json:"version"`
 	}
-	return json.Unmarshal(line, &rec) == nil && rec.Type == memory.RecordBank && rec.Version > 0
+	if json.Unmarshal(line, &rec) != nil {
+		return false
+	}
+	return rec.Kind == memory.RecordHeader && rec.Version >= 2 || rec.Kind == "" && rec.Type == "bank" && rec.Version == 1
 }
