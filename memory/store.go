@@ -101,9 +101,6 @@ type Searcher interface {
 	// to k facts that pass the filter, best first; Score is BM25 (higher is
 	// better).
 	SearchText(ctx context.Context, bankID string, terms []string, k int, f Filter) ([]Hit, error)
-	// SearchTime is leaving the contract (nothing but tests calls it);
-	// it stays until the stores and store/storetest drop it.
-	SearchTime(ctx context.Context, bankID string, from, to time.Time, k int, f Filter) ([]Hit, error)
 }
 
 // Graph reads the bank's graph: links between facts, entities and the

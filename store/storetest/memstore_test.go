@@ -490,23 +490,6 @@ func (s *memStore) SearchText(_ context.Context, bankID string, terms []string, 
 	})
 }
 
-func (s *memStore) SearchTime(_ context.Context, bankID string, from, to time.Time, k int, f memory.Filter) ([]memory.Hit, error) {
-	return with(s, bankID, func(b *memBank) ([]memory.Hit, error) {
-		var in []*memory.Fact
-		for _, x := range b.candidates(f) {
-			if et := x.EventTime(); !et.Before(from) && et.Before(to) {
-				in = append(in, x)
-			}
-		}
-		slices.SortStableFunc(in, func(a, b *memory.Fact) int { return a.EventTime().Compare(b.EventTime()) })
-		var hits []memory.Hit
-		for _, x := range in[:max(0, min(k, len(in)))] {
-			hits = append(hits, memory.Hit{ID: x.ID})
-		}
-		return hits, nil
-	})
-}
-
 func (s *memStore) Links(_ context.Context, bankID string, factIDs []string, kinds ...memory.LinkKind) ([]memory.Link, error) {
 	return with(s, bankID, func(b *memBank) ([]memory.Link, error) {
 		var out []memory.Link

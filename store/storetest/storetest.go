@@ -108,9 +108,8 @@ var suite = []struct {
 		{"Lifecycle", testSearchDocumentsLifecycle},
 		{"Isolation", testSearchDocumentsIsolation},
 	}},
-	{"SearchTime", []testCase{
-		{"EventTime", testSearchTimeEventTime},
-		{"Filter", testSearchTimeFilter},
+	{"Filter", []testCase{
+		{"EventTime", testFilterEventTime},
 	}},
 	{"Lifecycle", []testCase{
 		{"AsOf", testLifecycleAsOf},
@@ -264,14 +263,16 @@ func (e *env) searchVector(bank string, vec []float32, k int, f memory.Filter) [
 	return hits
 }
 
-func (e *env) searchTime(bank string, from, to time.Time, k int, f memory.Filter) []memory.Hit {
+// passing returns the ids of every fact of a small bank (at most
+// passingMax facts) that passes f, in no particular order: a vector
+// search whose k exceeds the bank, every fact having an embedding.
+func (e *env) passing(bank string, f memory.Filter) []string {
 	e.t.Helper()
-	hits, err := e.s.SearchTime(e.ctx, bank, from, to, k, f)
-	if err != nil {
-		e.t.Fatalf("SearchTime(%q, %v, %v, %d, %+v): %v", bank, from, to, k, f, err)
-	}
-	return hits
+	return hitIDs(e.searchVector(bank, TestVector("passing", TestDimension), passingMax, f))
 }
+
+// passingMax bounds the banks passing reads whole.
+const passingMax = 1000
 
 func (e *env) links(bank string, ids []string, kinds ...memory.LinkKind) []memory.Link {
 	e.t.Helper()
