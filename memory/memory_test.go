@@ -104,3 +104,22 @@ func TestChunkID(t *testing.T) {
 		t.Errorf("ChunkID = %q, want %q", got, want)
 	}
 }
+
+func TestValidateSessionMessage(t *testing.T) {
+	for _, tt := range []struct {
+		role memory.Role
+		ok   bool
+	}{
+		{memory.RoleUser, true}, {memory.RoleAssistant, true},
+		{memory.RoleTool, false}, {"", false}, {"system", false}, {"User", false},
+	} {
+		m := memory.SessionMessage{Role: tt.role, Message: memory.Message{Text: "hello"}}
+		err := memory.ValidateSessionMessage(m)
+		if got := err == nil; got != tt.ok {
+			t.Errorf("ValidateSessionMessage(role %q) = %v, want ok %v", tt.role, err, tt.ok)
+		}
+		if err != nil && memory.ErrorCode(err) != memory.EINVALID {
+			t.Errorf("ValidateSessionMessage(role %q) code %q, want %q", tt.role, memory.ErrorCode(err), memory.EINVALID)
+		}
+	}
+}
