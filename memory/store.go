@@ -275,7 +275,8 @@ type SessionDrain struct {
 }
 
 // EntityUpsert creates an entity or adds to an existing one: mention and
-// episode counts are added, first_seen/last_seen widened, aliases merged.
+// episode counts are added, first_seen/last_seen widened, aliases merged
+// ([MergeEntity] is the rule; [EntityUpsert.Add] sums two upserts).
 type EntityUpsert struct {
 	Entity Entity // ID, Name, Type, Aliases, FirstSeen, LastSeen
 	// Embedding of the entity's name, for SimilarEntities; kept from the

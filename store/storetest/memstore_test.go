@@ -232,8 +232,20 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 		b.nextSeq++
 		b.facts[c.ID] = &c
 	}
+	// A batch's upserts of one entity are summed first, as the stores sum
+	// a transaction's.
+	sums := map[string]*memory.EntityUpsert{}
+	var order []string
 	for _, u := range w.Entities {
-		b.upsertEntity(w.BankID, u)
+		if s, ok := sums[u.Entity.ID]; ok {
+			s.Add(u)
+			continue
+		}
+		sums[u.Entity.ID] = &u
+		order = append(order, u.Entity.ID)
+	}
+	for _, id := range order {
+		b.upsertEntity(w.BankID, *sums[id])
 	}
 	for _, id := range w.Contradicted {
 		if e, ok := b.entities[id]; ok {
@@ -289,34 +301,20 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 	return res, nil
 }
 
+// upsertEntity applies u by memory.MergeEntity, to a copy: clones of the
+// bank share entities until one changes.
 func (b *memBank) upsertEntity(bank string, u memory.EntityUpsert) {
 	x := u.Entity
-	c := memory.Entity{ID: x.ID, BankID: bank, Name: x.Name, Type: x.Type, FirstSeen: x.FirstSeen, LastSeen: x.LastSeen}
+	c := memory.Entity{ID: x.ID, BankID: bank, Name: x.Name, Type: x.Type}
 	if old, ok := b.entities[x.ID]; ok {
 		c = *old
-		if !x.FirstSeen.IsZero() && (c.FirstSeen.IsZero() || x.FirstSeen.Before(c.FirstSeen)) {
-			c.FirstSeen = x.FirstSeen
-		}
-		if x.LastSeen.After(c.LastSeen) {
-			c.LastSeen = x.LastSeen
-		}
 	}
-	c.MentionCount += u.Mentions
-	c.EpisodeCount += u.Episodes
-	c.Contradicted = c.Contradicted || x.Contradicted
+	memory.MergeEntity(&c, u)
 	if _, ok := b.entVecs[x.ID]; !ok && len(u.Embedding) > 0 {
 		if b.entVecs == nil {
 			b.entVecs = map[string][]float32{}
 		}
 		b.entVecs[x.ID] = slices.Clone(u.Embedding)
-	}
-	c.Aliases = slices.Clone(c.Aliases)
-	for _, a := range x.Aliases {
-		n := memory.NormalizeName(a)
-		if n == "" || n == memory.NormalizeName(c.Name) || slices.ContainsFunc(c.Aliases, func(o string) bool { return memory.NormalizeName(o) == n }) {
-			continue
-		}
-		c.Aliases = append(c.Aliases, a)
 	}
 	b.entities[x.ID] = &c
 }
