@@ -109,9 +109,11 @@ func (f *Fact) EventTime() time.Time {
 
 // Body is the text a fact is found and embedded by: its speaker and its
 // text as a reader sees them, "speaker: text", or the text alone when
-// there is no speaker. Full-text indexes, the search mirror and the
-// embedder all take this one form (⚠️ PostgreSQL's generated search
-// columns spell it in SQL: migrations/001_init.sql).
+// there is no speaker. Full-text indexes, the search mirror, the
+// conformance suite's reference store and the embedder all take this one
+// form (⚠️ PostgreSQL's generated search columns spell it in SQL, in
+// store/postgres/migrations/001_init.sql; store/postgres's
+// TestStore_SearchBodyIsMemoryBody checks that they agree).
 func Body(speaker, text string) string {
 	if speaker == "" {
 		return text

@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"context"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 
+	"github.com/mnemo-ai/mnemo/internal/bm25"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -441,7 +441,8 @@ func stem(w string) string {
 	return w
 }
 
-// SearchText scores with BM25 (k1 1.2, b 0.75) over every fact of the bank.
+// SearchText scores with BM25 (package internal/bm25) over the body
+// (memory.Fact.Body: speaker and text) of every fact of the bank.
 func (s *memStore) SearchText(_ context.Context, bankID string, terms []string, k int, f memory.Filter) ([]memory.Hit, error) {
 	return with(s, bankID, func(b *memBank) ([]memory.Hit, error) {
 		query := map[string]bool{}
@@ -456,7 +457,7 @@ func (s *memStore) SearchText(_ context.Context, bankID string, terms []string, 
 		var total int
 		for id, x := range b.facts {
 			tf := map[string]int{}
-			for _, w := range words(x.Text) {
+			for _, w := range words(x.Body()) {
 				tf[w]++
 				lens[id]++
 			}
@@ -468,7 +469,6 @@ func (s *memStore) SearchText(_ context.Context, bankID string, terms []string, 
 		}
 		n := float64(len(b.facts))
 		avg := float64(total) / max(n, 1)
-		const k1, bm = 1.2, 0.75
 		var hits []memory.Hit
 		for _, x := range b.candidates(f) {
 			var score float64
@@ -477,8 +477,7 @@ func (s *memStore) SearchText(_ context.Context, bankID string, terms []string, 
 				if tf == 0 {
 					continue
 				}
-				idf := math.Log(1 + (n-float64(df[q])+0.5)/(float64(df[q])+0.5))
-				score += idf * tf * (k1 + 1) / (tf + k1*(1-bm+bm*float64(lens[x.ID])/avg))
+				score += bm25.Term(bm25.IDF(n, float64(df[q])), tf, bm25.Norm(float64(lens[x.ID]), avg))
 			}
 			if score > 0 {
 				hits = append(hits, memory.Hit{ID: x.ID, Score: score})

@@ -27,6 +27,25 @@ func writeFacts(e *env, bank, docID string, facts ...*memory.Fact) []*memory.Fac
 	return facts
 }
 
+// SearchText searches a fact's body (memory.Fact.Body): its speaker's
+// name finds it as its text does.
+func testSearchTextSpeaker(e *env) {
+	e.newBank("b")
+	said := func(id, speaker, text string) *memory.Fact {
+		f := NewTestFact("b", id, text)
+		f.Speaker = speaker
+		return f
+	}
+	writeFacts(e, "b", "doc",
+		said("priya", "Priya", "I like green tea"),
+		said("nobody", "", "Oolong is a tea"),
+		said("tom", "Tom", "Coffee for me"),
+	)
+	checkIDs(e.t, "SearchText(priya)", hitIDs(e.searchText("b", 10, memory.Filter{}, "priya")), []string{"priya"})
+	checkIDs(e.t, "SearchText(tom)", hitIDs(e.searchText("b", 10, memory.Filter{}, "Tom")), []string{"tom"})
+	checkIDSet(e.t, "SearchText(tea)", hitIDs(e.searchText("b", 10, memory.Filter{}, "tea")), []string{"priya", "nobody"})
+}
+
 // Terms occurring more often rank higher; facts without them do not match.
 func testSearchTextRanking(e *env) {
 	e.newBank("b")

@@ -93,6 +93,7 @@ var suite = []struct {
 		{"NoMatch", testSearchTextNoMatch},
 		{"Injection", testSearchTextInjection},
 		{"Filter", testSearchTextFilter},
+		{"Speaker", testSearchTextSpeaker},
 	}},
 	{"SearchVector", []testCase{
 		{"BruteForce", testSearchVectorBruteForce},
