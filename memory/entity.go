@@ -41,6 +41,16 @@ const (
 
 // Entity is a named thing facts are about. Entities are keyed by (type,
 // normalised name): "Topic:Google" and "Person:Google" are two entities.
+//
+// ⚠️ A field added to Entity changes together in: this struct and, if
+// upserts touch it, [MergeEntity] and [EntityUpsert.Add]; a new numbered
+// migration of each store (store/sqlite/migrations,
+// store/postgres/migrations); each store's entity upsert (its SQL spells
+// MergeEntity's rule), entity column list and scan, export and import;
+// the export format (memory/export.go, ExportEntity, and its golden
+// files); store/storetest (the round-trip batch, checkEntity and the
+// reference store in memstore_test.go); and package wire when clients see
+// it.
 type Entity struct {
 	ID           string
 	BankID       string
