@@ -108,6 +108,7 @@ var suite = []struct {
 		{"Ranking", testSearchDocumentsRanking},
 		{"Lifecycle", testSearchDocumentsLifecycle},
 		{"Isolation", testSearchDocumentsIsolation},
+		{"Speaker", testSearchDocumentsSpeaker},
 	}},
 	{"Filter", []testCase{
 		{"EventTime", testFilterEventTime},
