@@ -245,8 +245,8 @@ func (e *Engine) AppendMessage(ctx context.Context, bank, session string, role m
 	if err := validSession(session); err != nil {
 		return nil, err
 	}
-	if role != memory.RoleUser && role != memory.RoleAssistant {
-		return nil, memory.Errorf(memory.EINVALID, "role %q: use user or assistant", role)
+	if err := memory.ValidateSessionMessage(memory.SessionMessage{Role: role, Message: msg}); err != nil {
+		return nil, err
 	}
 	if err := retain.Validate(&memory.RetainRequest{BankID: bank, Messages: []memory.Message{msg}}); err != nil {
 		return nil, err

@@ -18,6 +18,15 @@ const (
 // Document is one retained item in its original form: a conversation
 // segment, a note, an email. Re-retaining the same (bank, source, item)
 // with the same content hash is a no-op.
+//
+// ⚠️ A field added to Document changes together in: this struct; a new
+// numbered migration of each store (store/sqlite/migrations,
+// store/postgres/migrations); each store's document insert, its reads
+// (DocumentByItem), export and import; the export format
+// (memory/export.go and its golden files); store/storetest (the
+// round-trip batch must set it, so that a store that drops it fails; the
+// reference store in memstore_test.go keeps it); and package wire when
+// clients see it.
 type Document struct {
 	ID          string
 	BankID      string

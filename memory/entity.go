@@ -3,6 +3,7 @@ package memory
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -40,6 +41,16 @@ const (
 
 // Entity is a named thing facts are about. Entities are keyed by (type,
 // normalised name): "Topic:Google" and "Person:Google" are two entities.
+//
+// ⚠️ A field added to Entity changes together in: this struct and, if
+// upserts touch it, [MergeEntity] and [EntityUpsert.Add]; a new numbered
+// migration of each store (store/sqlite/migrations,
+// store/postgres/migrations); each store's entity upsert (its SQL spells
+// MergeEntity's rule), entity column list and scan, export and import;
+// the export format (memory/export.go, ExportEntity, and its golden
+// files); store/storetest (the round-trip batch, checkEntity and the
+// reference store in memstore_test.go); and package wire when clients see
+// it.
 type Entity struct {
 	ID           string
 	BankID       string
@@ -53,6 +64,73 @@ type Entity struct {
 	Salience     float64
 	Tier         Tier
 	Contradicted bool
+}
+
+// MergeEntity applies u, an upsert of the entity e holds, to e: the one
+// rule by which an upsert adds to a stored entity.
+//
+//   - MentionCount and EpisodeCount add u's Mentions and Episodes.
+//   - FirstSeen and LastSeen widen to take in u's; a zero time widens
+//     nothing.
+//   - Contradicted, once set, stays set.
+//   - u's Aliases join e's, one spelling per normalised name (the first
+//     recorded wins), never one that normalises to nothing or to e's Name.
+//   - ID, BankID, Name, Type, Salience and Tier stay: the first upsert's.
+//
+// The embedding of the entity's name, which Entity does not hold, is kept
+// from the first upsert that has one. To create an entity, apply its
+// first upsert to an Entity holding only its ID, BankID, Name and Type.
+//
+// ⚠️ store/sqlite and store/postgres apply this rule in SQL, in their
+// upsert's ON CONFLICT clause (so concurrent writers add up without
+// reading the row first); change them with it. store/storetest's
+// Write/EntityUpsert checks every store against this function; a store
+// may list a spelling of the entity's own name among its aliases.
+func MergeEntity(e *Entity, u EntityUpsert) {
+	e.MentionCount += u.Mentions
+	e.EpisodeCount += u.Episodes
+	widenSeen(e, &u.Entity)
+	e.Contradicted = e.Contradicted || u.Entity.Contradicted
+	name := NormalizeName(e.Name)
+	for _, a := range u.Entity.Aliases {
+		n := NormalizeName(a)
+		if n == "" || n == name || slices.ContainsFunc(e.Aliases, func(o string) bool { return NormalizeName(o) == n }) {
+			continue
+		}
+		e.Aliases = append(slices.Clip(e.Aliases), a)
+	}
+}
+
+// Add sums v, a later upsert of the same entity, into u, for a store that
+// writes one upsert per entity per transaction: Mentions and Episodes
+// add, the seen range widens and Contradicted sticks as in [MergeEntity],
+// u keeps the first embedding, and v's Name (when spelled otherwise) and
+// Aliases are appended to u's Aliases, duplicates included: the store
+// keeps one spelling per normalised name, the first. u's Aliases are
+// never written in place, so u may share them with the caller's batch.
+func (u *EntityUpsert) Add(v EntityUpsert) {
+	u.Mentions += v.Mentions
+	u.Episodes += v.Episodes
+	widenSeen(&u.Entity, &v.Entity)
+	u.Entity.Contradicted = u.Entity.Contradicted || v.Entity.Contradicted
+	if u.Embedding == nil {
+		u.Embedding = v.Embedding
+	}
+	if v.Entity.Name != u.Entity.Name {
+		u.Entity.Aliases = append(slices.Clip(u.Entity.Aliases), v.Entity.Name)
+	}
+	u.Entity.Aliases = append(slices.Clip(u.Entity.Aliases), v.Entity.Aliases...)
+}
+
+// widenSeen widens e's FirstSeen and LastSeen to take in v's; a zero
+// time widens nothing.
+func widenSeen(e, v *Entity) {
+	if !v.FirstSeen.IsZero() && (e.FirstSeen.IsZero() || v.FirstSeen.Before(e.FirstSeen)) {
+		e.FirstSeen = v.FirstSeen
+	}
+	if v.LastSeen.After(e.LastSeen) {
+		e.LastSeen = v.LastSeen
+	}
 }
 
 // NormalizeName folds an entity name for matching: lower case, runs of

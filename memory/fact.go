@@ -54,6 +54,15 @@ const (
 // ExpiredAt are the transaction timeline (when mnemo learned it and when
 // it learned it stopped being true). A zero time means "unknown" or, for
 // ValidTo/ExpiredAt/ExpiresAt, "open".
+//
+// ⚠️ A field added to Fact changes together in: this struct; a new
+// numbered migration of each store (store/sqlite/migrations,
+// store/postgres/migrations); each store's fact column list, scan and
+// insert helper, which export and import reuse; the export format
+// (memory/export.go and its golden files); store/storetest (NewTestFact
+// and the round-trip batch must set it, so that a store that drops it
+// fails; the reference store in memstore_test.go keeps it); and package
+// wire when clients see it (wire.RecallResult).
 type Fact struct {
 	ID         string
 	BankID     string
@@ -109,9 +118,11 @@ func (f *Fact) EventTime() time.Time {
 
 // Body is the text a fact is found and embedded by: its speaker and its
 // text as a reader sees them, "speaker: text", or the text alone when
-// there is no speaker. Full-text indexes, the search mirror and the
-// embedder all take this one form (⚠️ PostgreSQL's generated search
-// columns spell it in SQL: migrations/001_init.sql).
+// there is no speaker. Full-text indexes, the search mirror, the
+// conformance suite's reference store and the embedder all take this one
+// form (⚠️ PostgreSQL's generated search columns spell it in SQL, in
+// store/postgres/migrations/001_init.sql; store/postgres's
+// TestStore_SearchBodyIsMemoryBody checks that they agree).
 func Body(speaker, text string) string {
 	if speaker == "" {
 		return text

@@ -104,3 +104,60 @@ func TestChunkID(t *testing.T) {
 		t.Errorf("ChunkID = %q, want %q", got, want)
 	}
 }
+
+func TestValidateSessionMessage(t *testing.T) {
+	for _, tt := range []struct {
+		role memory.Role
+		ok   bool
+	}{
+		{memory.RoleUser, true}, {memory.RoleAssistant, true},
+		{memory.RoleTool, false}, {"", false}, {"system", false}, {"User", false},
+	} {
+		m := memory.SessionMessage{Role: tt.role, Message: memory.Message{Text: "hello"}}
+		err := memory.ValidateSessionMessage(m)
+		if got := err == nil; got != tt.ok {
+			t.Errorf("ValidateSessionMessage(role %q) = %v, want ok %v", tt.role, err, tt.ok)
+		}
+		if err != nil && memory.ErrorCode(err) != memory.EINVALID {
+			t.Errorf("ValidateSessionMessage(role %q) code %q, want %q", tt.role, memory.ErrorCode(err), memory.EINVALID)
+		}
+	}
+}
+
+func TestMergeEntity(t *testing.T) {
+	at := func(h int) time.Time { return time.Date(2024, 3, 4, h, 0, 0, 0, time.UTC) }
+	e := memory.Entity{ID: "ent_1", BankID: "b", Name: "Melanie", Type: memory.EntityPerson, Salience: 0.5, Tier: memory.TierSemantic}
+	for _, u := range []memory.EntityUpsert{
+		{Entity: memory.Entity{Name: "Melanie", Aliases: []string{"Mel", "mel", "MELANIE", "!!"}, FirstSeen: at(5), LastSeen: at(10)}, Mentions: 2, Episodes: 1},
+		{Entity: memory.Entity{Name: "Mel", Type: memory.EntityTopic, Aliases: []string{"Mels"}, FirstSeen: at(3), Contradicted: true}, Mentions: 3, Episodes: 1},
+		{Entity: memory.Entity{Name: "Melanie", LastSeen: at(12)}, Mentions: 1},
+		{Entity: memory.Entity{Name: "Melanie", Aliases: []string{"Mel"}}, Mentions: 1},
+	} {
+		memory.MergeEntity(&e, u)
+	}
+	want := memory.Entity{
+		ID: "ent_1", BankID: "b", Name: "Melanie", Type: memory.EntityPerson, Salience: 0.5, Tier: memory.TierSemantic,
+		Aliases: []string{"Mel", "Mels"}, FirstSeen: at(3), LastSeen: at(12), MentionCount: 7, EpisodeCount: 2, Contradicted: true,
+	}
+	if fmt.Sprint(e) != fmt.Sprint(want) {
+		t.Errorf("MergeEntity:\n got %+v\nwant %+v", e, want)
+	}
+}
+
+func TestEntityUpsert_Add(t *testing.T) {
+	at := func(h int) time.Time { return time.Date(2024, 3, 4, h, 0, 0, 0, time.UTC) }
+	aliases := []string{"Mel", "Mels"}
+	u := memory.EntityUpsert{Entity: memory.Entity{ID: "ent_1", Name: "Melanie", Aliases: aliases[:1], LastSeen: at(9)}, Mentions: 1, Episodes: 1}
+	u.Add(memory.EntityUpsert{Entity: memory.Entity{ID: "ent_1", Name: "Mellie", Aliases: []string{"Mel"}, FirstSeen: at(4), LastSeen: at(8)}, Embedding: []float32{1}, Mentions: 2})
+	u.Add(memory.EntityUpsert{Entity: memory.Entity{ID: "ent_1", Name: "Melanie", Contradicted: true}, Embedding: []float32{2}, Mentions: 1, Episodes: 1})
+	want := memory.EntityUpsert{
+		Entity:    memory.Entity{ID: "ent_1", Name: "Melanie", Aliases: []string{"Mel", "Mellie", "Mel"}, FirstSeen: at(4), LastSeen: at(9), Contradicted: true},
+		Embedding: []float32{1}, Mentions: 4, Episodes: 2,
+	}
+	if fmt.Sprint(u) != fmt.Sprint(want) {
+		t.Errorf("Add:\n got %+v\nwant %+v", u, want)
+	}
+	if aliases[1] != "Mels" {
+		t.Errorf("Add wrote into the first upsert's alias array: %q", aliases)
+	}
+}

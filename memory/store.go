@@ -101,9 +101,6 @@ type Searcher interface {
 	// to k facts that pass the filter, best first; Score is BM25 (higher is
 	// better).
 	SearchText(ctx context.Context, bankID string, terms []string, k int, f Filter) ([]Hit, error)
-	// SearchTime is leaving the contract (nothing but tests calls it);
-	// it stays until the stores and store/storetest drop it.
-	SearchTime(ctx context.Context, bankID string, from, to time.Time, k int, f Filter) ([]Hit, error)
 }
 
 // Graph reads the bank's graph: links between facts, entities and the
@@ -278,7 +275,8 @@ type SessionDrain struct {
 }
 
 // EntityUpsert creates an entity or adds to an existing one: mention and
-// episode counts are added, first_seen/last_seen widened, aliases merged.
+// episode counts are added, first_seen/last_seen widened, aliases merged
+// ([MergeEntity] is the rule; [EntityUpsert.Add] sums two upserts).
 type EntityUpsert struct {
 	Entity Entity // ID, Name, Type, Aliases, FirstSeen, LastSeen
 	// Embedding of the entity's name, for SimilarEntities; kept from the

@@ -73,13 +73,17 @@ func newBank(t *testing.T) *bank {
 	p := recall.New(st, emb, extract.ResolveTimeRange)
 	p.Now = clock.Now
 	b := &bank{t: t, ctx: ctx, store: st, emb: emb, p: p, by: map[string]*memory.Fact{}}
-	hits, err := st.SearchTime(ctx, "b", time.Time{}, time.Time{}, 1000, memory.Filter{})
+	// The bank's active facts that are not sensitive (what a zero
+	// memory.Filter passes), read whole through the export.
+	var ids []string
+	err := st.Export(ctx, "b", func(r *memory.ExportRecord) error {
+		if r.Kind == memory.RecordFact && r.Fact.Status == memory.StatusActive && r.Fact.Sensitivity != memory.SensitivitySensitive {
+			ids = append(ids, r.Fact.ID)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	var ids []string
-	for _, h := range hits {
-		ids = append(ids, h.ID)
 	}
 	if b.facts, err = st.Facts(ctx, "b", ids); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -178,32 +177,6 @@ func filterSQL(flt memory.Filter, p *params) string {
 		b.WriteString(` AND f.tags && ` + p.add(flt.Tags) + `::text[]`)
 	}
 	return b.String()
-}
-
-// SearchTime implements memory.Store. Hits are ordered by event time; the
-// score is the event time in days since the epoch (for explanations).
-func (s *Store) SearchTime(ctx context.Context, bankID string, from, to time.Time, k int, flt memory.Filter) ([]memory.Hit, error) {
-	if err := requireBank(ctx, s.pool, bankID); err != nil {
-		return nil, err
-	}
-	if k <= 0 {
-		return nil, nil
-	}
-	// The window narrows the filter's own time range, never widens it.
-	if flt.From.IsZero() || from.After(flt.From) {
-		flt.From = from
-	}
-	if flt.To.IsZero() || (!to.IsZero() && to.Before(flt.To)) {
-		flt.To = to
-	}
-	p := params{bankID}
-	cond := filterSQL(flt, &p)
-	rows, err := s.pool.Query(ctx, `SELECT f.id, extract(epoch FROM f.event_time)::float8 / 86400 FROM facts f
-		WHERE f.bank_id = $1`+cond+` ORDER BY f.event_time, f.seq LIMIT `+p.add(k), p...)
-	if err != nil {
-		return nil, fmt.Errorf("time search: %w", err)
-	}
-	return scanHits(rows)
 }
 
 func scanHits(rows pgx.Rows) ([]memory.Hit, error) {

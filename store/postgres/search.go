@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,13 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/mnemo-ai/mnemo/internal/bm25"
 	"github.com/mnemo-ai/mnemo/memory"
-)
-
-// BM25 constants (Okapi BM25 as in Lucene, the same as store/sqlite).
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
 )
 
 // SearchVector implements memory.Store. Below the bank's HNSW threshold
@@ -99,11 +93,11 @@ func quoteLiteral(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
-// SearchText implements memory.Store: Okapi BM25 (k1 1.2, b 0.75, Lucene
-// IDF) with the bank's own statistics over the English text search vectors
-// of the facts' speaker and text. The terms are parsed as document text
-// (to_tsvector), never as query syntax: only the resulting lexemes are
-// looked up.
+// SearchText implements memory.Store: Okapi BM25 (package internal/bm25:
+// Lucene IDF, k1 1.2, b 0.75) with the bank's own statistics over the
+// English text search vectors of the facts' bodies (memory.Body). The
+// terms are parsed as document text (to_tsvector), never as query syntax:
+// only the resulting lexemes are looked up.
 //
 // The first statement reads the bank's statistics and each query
 // lexeme's document frequency and bounds (table lexemes). The facts are
@@ -152,8 +146,7 @@ func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k
 			continue
 		}
 		t.lexeme = *lexeme
-		d := float64(t.df)
-		t.idf = math.Log(1 + (n-d+0.5)/(d+0.5))
+		t.idf = bm25.IDF(n, float64(t.df))
 		qs = append(qs, t)
 	}
 	rows.Close()
@@ -166,18 +159,14 @@ func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k
 	if k <= 0 || len(qs) == 0 || n == 0 {
 		return nil, nil
 	}
-	// The fact's length normalisation, k1 (1 - b + b len / avg), as
-	// c0 + c1 len.
-	c0, c1 := bm25K1, 0.0
-	if avg := words / n; avg > 0 {
-		c0, c1 = bm25K1*(1-bm25B), bm25K1*bm25B/avg
-	}
+	// The fact's length normalisation, bm25.Norm, as c0 + c1 len.
+	c0, c1 := bm25.Linear(words / n)
 	for i := range qs {
 		t := &qs[i]
 		// tf (k1+1) / (tf + c0 + c1 len) grows with tf and shrinks with
 		// len: its bound is at the largest tf and the fewest words (no
 		// bound recorded: any tf, no words).
-		t.bound = t.idf * (bm25K1 + 1)
+		t.bound = t.idf * (bm25.K1 + 1)
 		if tf := float64(t.maxTF); tf > 0 {
 			t.bound *= tf / (tf + c0 + c1*float64(max(t.minLen, 0)))
 		}
@@ -225,9 +214,11 @@ func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k
 
 // rankText returns the top k facts that pass flt by BM25 over the query's
 // lexemes (with their IDFs; c0 + c1 len the length normalisation), among
-// the facts that hold one of essential (nil: any of lexemes).
+// the facts that hold one of essential (nil: any of lexemes). The SQL sums
+// bm25.Term per lexeme, spelled out (TestStore_SearchTextScoresAreBM25
+// checks the two agree).
 func (s *Store) rankText(ctx context.Context, bankID string, lexemes []string, idfs []float64, essential []string, c0, c1 float64, k int, flt memory.Filter) ([]memory.Hit, error) {
-	p := params{bankID, lexemes, idfs, bm25K1 + 1, c0, c1}
+	p := params{bankID, lexemes, idfs, bm25.K1 + 1, c0, c1}
 	only := ""
 	if essential != nil {
 		only = ` AND t.seq IN (SELECT e.seq FROM fact_lexemes e WHERE e.bank_id = $1 AND e.lexeme = ANY(` + p.add(essential) + `::text[]))`
@@ -327,7 +318,8 @@ var _ memory.DocumentSearcher = (*Store)(nil)
 // (doc_stats: each document's length and first seq; doc_lexemes: each
 // lexeme's term frequency in each document, keyed by lexeme). Its cost
 // follows the postings of the query's lexemes (and one pass over the
-// bank's document lengths), not the bank's facts.
+// bank's document lengths), not the bank's facts. The SQL spells out
+// bm25.IDF, bm25.Norm and bm25.Term.
 func (s *Store) SearchDocuments(ctx context.Context, bankID string, terms []string, k int) ([]memory.Hit, error) {
 	if err := requireBank(ctx, s.pool, bankID); err != nil {
 		return nil, err
@@ -345,7 +337,7 @@ func (s *Store) SearchDocuments(ctx context.Context, bankID string, terms []stri
 			JOIN doc_stats s ON s.bank_id = $1 AND s.document_id = d.document_id CROSS JOIN stats
 		GROUP BY d.document_id, s.first_seq
 		ORDER BY score DESC, s.first_seq LIMIT $6`,
-		bankID, strings.Join(terms, " \n "), bm25K1+1, bm25K1, bm25B, k)
+		bankID, strings.Join(terms, " \n "), bm25.K1+1, bm25.K1, bm25.B, k)
 	if err != nil {
 		return nil, fmt.Errorf("document search: %w", err)
 	}

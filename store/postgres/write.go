@@ -133,33 +133,12 @@ func (t *totals) add(bank string, p *bankTotals) {
 			cur.entOrder = append(cur.entOrder, id)
 			continue
 		}
-		mergeUpsert(m, u)
+		m.Add(*u)
 	}
 	for k, n := range p.cooc {
 		cur.cooc[k] += n
 	}
 	cur.contra = append(cur.contra, p.contra...)
-}
-
-// mergeUpsert adds u to m, as a second upsert of the entity would.
-func mergeUpsert(m, u *memory.EntityUpsert) {
-	m.Mentions += u.Mentions
-	m.Episodes += u.Episodes
-	e := u.Entity
-	if !e.FirstSeen.IsZero() && (m.Entity.FirstSeen.IsZero() || e.FirstSeen.Before(m.Entity.FirstSeen)) {
-		m.Entity.FirstSeen = e.FirstSeen
-	}
-	if e.LastSeen.After(m.Entity.LastSeen) {
-		m.Entity.LastSeen = e.LastSeen
-	}
-	m.Entity.Contradicted = m.Entity.Contradicted || e.Contradicted
-	if m.Embedding == nil {
-		m.Embedding = u.Embedding
-	}
-	if e.Name != m.Entity.Name {
-		m.Entity.Aliases = append(m.Entity.Aliases, e.Name)
-	}
-	m.Entity.Aliases = append(m.Entity.Aliases, e.Aliases...)
 }
 
 // flush writes the totals in one pipelined batch: entities (then their
@@ -524,9 +503,12 @@ func copyFacts(ctx context.Context, tx pgx.Tx, rows [][]any) error {
 	return nil
 }
 
-// upsertEntitySQL adds to an entity (or creates it) and records its
-// aliases: the canonical name ($14 marks it) only when the entity is new.
-// Counts are added in SQL, so concurrent upserts lose nothing.
+// upsertEntitySQL adds to an entity (or creates it) by
+// memory.MergeEntity's rule, spelled in SQL, and records its aliases: the
+// canonical name ($14 marks it, listed first) only when the entity is
+// new. Counts are
+// added in SQL, so concurrent upserts lose nothing without a read of the
+// row (and the row lock a read-merge-write would hold to the commit).
 const upsertEntitySQL = `WITH up AS (
 	INSERT INTO entities AS e (bank_id, id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted, embedding)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $10, $11)
@@ -622,7 +604,7 @@ func queueGraph(b *pgx.Batch, w *memory.WriteBatch, p *bankTotals) error {
 			return memory.Errorf(memory.EINVALID, "entity without id or name")
 		}
 		if m := p.ents[u.Entity.ID]; m != nil {
-			mergeUpsert(m, &u)
+			m.Add(u)
 			continue
 		}
 		c := u

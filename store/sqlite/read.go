@@ -280,31 +280,6 @@ func isWordRune(r rune) bool {
 	return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127
 }
 
-// SearchTime implements memory.Store. Hits are ordered by event time; the
-// score is the event time in days since the epoch (for explanations).
-func (s *Store) SearchTime(ctx context.Context, bankID string, from, to time.Time, k int, flt memory.Filter) ([]memory.Hit, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
-		return nil, err
-	}
-	if k <= 0 {
-		return nil, nil
-	}
-	// The window narrows the filter's own time range, never widens it.
-	if flt.From.IsZero() || from.After(flt.From) {
-		flt.From = from
-	}
-	if flt.To.IsZero() || (!to.IsZero() && to.Before(flt.To)) {
-		flt.To = to
-	}
-	cond, args := filterSQL(flt)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT f.id, f.event_time / 86400000000.0 FROM facts f WHERE f.bank_id = ?`+cond+` ORDER BY f.event_time, f.seq LIMIT ?`,
-		append(append([]any{bankID}, args...), k)...)
-	if err != nil {
-		return nil, fmt.Errorf("time search: %w", err)
-	}
-	return scanHits(rows)
-}
-
 func scanHits(rows *sql.Rows) ([]memory.Hit, error) {
 	defer rows.Close()
 	var out []memory.Hit

@@ -365,8 +365,10 @@ func (s *Store) writeChunks(ctx context.Context, tx *sql.Tx, bank string, chunks
 	return nil
 }
 
-// writeEntities upserts entities: counts add up, first/last seen widen,
-// aliases merge.
+// writeEntities upserts entities by memory.MergeEntity's rule, spelled in
+// SQL: counts add up, first/last seen widen, contradicted sticks, the
+// first embedding stays, aliases merge (the entity_aliases key keeps one
+// spelling per normalised name, the first).
 func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.EntityUpsert) error {
 	if len(ups) > 0 {
 		var ents, aliases [][]any
@@ -480,23 +482,7 @@ func (g *graphTotals) add(w *memory.WriteBatch) {
 			g.order = append(g.order, k)
 			continue
 		}
-		t.Mentions += u.Mentions
-		t.Episodes += u.Episodes
-		e := u.Entity
-		if !e.FirstSeen.IsZero() && (t.Entity.FirstSeen.IsZero() || e.FirstSeen.Before(t.Entity.FirstSeen)) {
-			t.Entity.FirstSeen = e.FirstSeen
-		}
-		if e.LastSeen.After(t.Entity.LastSeen) {
-			t.Entity.LastSeen = e.LastSeen
-		}
-		t.Entity.Contradicted = t.Entity.Contradicted || e.Contradicted
-		if t.Embedding == nil {
-			t.Embedding = u.Embedding
-		}
-		if e.Name != t.Entity.Name {
-			t.Entity.Aliases = append(t.Entity.Aliases, e.Name)
-		}
-		t.Entity.Aliases = append(t.Entity.Aliases, e.Aliases...)
+		t.Add(u)
 	}
 	if len(w.Cooccurrences) > 0 {
 		if _, ok := g.cooc[w.BankID]; !ok {

@@ -220,7 +220,6 @@ func testBankUnknown(e *env) {
 		{"Facts(none)", errOf(s.Facts(ctx, bank, nil))},
 		{"SearchVector", errOf(s.SearchVector(ctx, bank, vec, 10, memory.Filter{}))},
 		{"SearchText", errOf(s.SearchText(ctx, bank, []string{"tea"}, 10, memory.Filter{}))},
-		{"SearchTime", errOf(s.SearchTime(ctx, bank, hours(-1000), hours(1000), 10, memory.Filter{}))},
 		{"Links", errOf(s.Links(ctx, bank, ids))},
 		{"EntitiesByName", errOf(s.EntitiesByName(ctx, bank, []string{"melanie"}))},
 		{"EntityRefs", errOf(s.EntityRefs(ctx, bank, ids))},

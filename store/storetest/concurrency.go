@@ -3,7 +3,6 @@ package storetest
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -69,10 +68,6 @@ func testConcurrencyWriteAndSearch(e *env) {
 					e.t.Errorf("SearchVector during writes: %v", err)
 					return
 				}
-				if _, err := e.s.SearchTime(e.ctx, "b", hours(-1), hours(1), 10, memory.Filter{}); err != nil {
-					e.t.Errorf("SearchTime during writes: %v", err)
-					return
-				}
 				if _, err := e.s.Facts(e.ctx, "b", []string{TestFactID(fmt.Sprintf("w%d-d0", r), 0)}); err != nil {
 					e.t.Errorf("Facts during writes: %v", err)
 					return
@@ -118,8 +113,5 @@ func testConcurrencyWriteAndSearch(e *env) {
 		checkIDSet(e.t, "SearchText("+bank+", concurrent)", hitIDs(e.searchText(bank, 1000, memory.Filter{}, "concurrent")), ids)
 		hits := e.searchVector(bank, TestVector("concurrent", TestDimension), 1000, memory.Filter{})
 		checkIDSet(e.t, "SearchVector("+bank+", k 1000)", hitIDs(hits), ids)
-		got := hitIDs(e.searchTime(bank, hours(-1), hours(1), 1000, memory.Filter{}))
-		slices.Sort(got)
-		checkIDSet(e.t, "SearchTime("+bank+")", got, ids)
 	}
 }

@@ -28,11 +28,10 @@
 //     again under its id is updated, not duplicated.
 //   - Filters: Statuses nil means active only; Kinds and Tags match any;
 //     the event time (memory.Fact.EventTime) lies in [From, To); only
-//     SensitivitySensitive facts need Sensitive. Filters apply before k,
-//     and SearchTime intersects them with its own window.
+//     SensitivitySensitive facts need Sensitive. Filters apply before k.
 //   - SearchText ORs its terms, folds case, stems, ranks by BM25 (positive,
 //     best first) and treats every term as plain words. SearchVector is
-//     exact: brute-force cosine to 1e-5. SearchTime orders by event time.
+//     exact: brute-force cosine to 1e-5.
 //   - Facts returns facts of any status and sensitivity; FactsByEntity
 //     returns active facts, highest Seq first; RecordAccess, Chunks and
 //     the id-list reads ignore unknown ids.

@@ -93,3 +93,14 @@ func testSearchDocumentsIsolation(e *env) {
 		e.t.Errorf("SearchDocuments(unknown bank): got %v, want ENOTFOUND", err)
 	}
 }
+
+// A document's words are its facts' bodies (memory.Fact.Body): a
+// speaker's name finds the documents where they speak.
+func testSearchDocumentsSpeaker(e *env) {
+	e.newBank("b")
+	w := NewTestBatch("b", "priya", "I like green tea", "and oolong")
+	w.Facts[1].Speaker = "Priya"
+	e.writeNew(w)
+	e.writeNew(NewTestBatch("b", "tom", "Tom likes coffee"))
+	checkIDs(e.t, "SearchDocuments(priya)", hitIDs(e.searchDocuments("b", 10, "priya")), []string{"priya"})
+}

@@ -48,11 +48,8 @@ func testLifecycleSupersede(e *env) {
 	if hits := e.searchVector("b", vec, 10, withOld); len(hits) == 0 || hits[0].ID != "doc1-f0" || math.Abs(hits[0].Score-1) > scoreTolerance {
 		e.t.Errorf("SearchVector(vector of the superseded fact), active and superseded: got %v, want doc1-f0 first with score 1", hits)
 	}
-	window := func(f memory.Filter) []string {
-		return hitIDs(e.searchTime("b", hours(-1000), hours(1000), 10, f))
-	}
-	checkIDSet(e.t, "SearchTime", window(memory.Filter{}), []string{"doc1-f1", "doc2-f0"})
-	checkIDSet(e.t, "SearchTime, active and superseded", window(withOld), []string{"doc1-f0", "doc1-f1", "doc2-f0"})
+	checkIDSet(e.t, "every fact that passes the filter", e.passing("b", memory.Filter{}), []string{"doc1-f1", "doc2-f0"})
+	checkIDSet(e.t, "every fact that passes the filter, active and superseded", e.passing("b", withOld), []string{"doc1-f0", "doc1-f1", "doc2-f0"})
 
 	checkIDs(e.t, "FactsByEntity(melanie)", e.factsByEntity("b", mel, 10), []string{"doc2-f0", "doc1-f1"})
 	st := e.stats("b")
@@ -132,8 +129,8 @@ func testLifecycleSensitive(e *env) {
 	if hits := e.searchVector("b", sensitive.Embedding, 10, memory.Filter{Sensitive: true}); len(hits) != 3 || hits[0].ID != "sensitive" {
 		e.t.Errorf("SearchVector(vector of the sensitive fact), sensitive: got %q, want sensitive first of 3", hitIDs(hits))
 	}
-	checkIDSet(e.t, "SearchTime", hitIDs(e.searchTime("b", hours(-1), hours(1), 10, memory.Filter{})), []string{"open", "private"})
-	checkIDSet(e.t, "SearchTime, sensitive", hitIDs(e.searchTime("b", hours(-1), hours(1), 10, memory.Filter{Sensitive: true})), []string{"open", "private", "sensitive"})
+	checkIDSet(e.t, "every fact that passes the filter", e.passing("b", memory.Filter{}), []string{"open", "private"})
+	checkIDSet(e.t, "every fact that passes the filter, sensitive", e.passing("b", memory.Filter{Sensitive: true}), []string{"open", "private", "sensitive"})
 	checkFact(e.t, e.fact("b", "sensitive"), sensitive)
 }
 
@@ -201,9 +198,7 @@ func testLifecycleAsOf(e *env) {
 	asOf := func(t time.Time, statuses ...memory.Status) memory.Filter {
 		return memory.Filter{AsOf: t, Statuses: statuses}
 	}
-	everything := func(f memory.Filter) []string {
-		return hitIDs(e.searchTime("b", hours(-1000), hours(1000), 100, f))
-	}
+	everything := func(f memory.Filter) []string { return e.passing("b", f) }
 	for _, c := range []struct {
 		name string
 		f    memory.Filter
@@ -217,7 +212,7 @@ func testLifecycleAsOf(e *env) {
 		{"superseded, after it was", asOf(hours(-2), memory.StatusSuperseded), nil},
 		{"no as-of, superseded", memory.Filter{Statuses: []memory.Status{memory.StatusSuperseded}}, []string{"doc1-f0"}},
 	} {
-		checkIDSet(e.t, "SearchTime, as of "+c.name, everything(c.f), c.want)
+		checkIDSet(e.t, "every fact that passes the filter, as of "+c.name, everything(c.f), c.want)
 	}
 	checkIDSet(e.t, "SearchText(caches), as of -7h", hitIDs(e.searchText("b", 10, asOf(hours(-7)), "caches")), []string{"doc1-f0", "doc1-f1"})
 	checkIDSet(e.t, "SearchText(caches), as of now", hitIDs(e.searchText("b", 10, asOf(hours(0)), "caches")), []string{"doc1-f1", "doc2-f0", "doc3-f0"})

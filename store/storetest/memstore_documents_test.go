@@ -3,16 +3,17 @@ package storetest
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 
+	"github.com/mnemo-ai/mnemo/internal/bm25"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
 var _ memory.DocumentSearcher = (*memStore)(nil)
 
-// SearchDocuments scores with BM25 (k1 1.2, b 0.75) over the bank's
-// documents, each the words of all its facts, whatever their status.
+// SearchDocuments scores with BM25 (package internal/bm25) over the
+// bank's documents, each the words of all its facts' bodies
+// (memory.Fact.Body), whatever their status.
 func (s *memStore) SearchDocuments(_ context.Context, bankID string, terms []string, k int) ([]memory.Hit, error) {
 	return with(s, bankID, func(b *memBank) ([]memory.Hit, error) {
 		query := map[string]bool{}
@@ -35,7 +36,7 @@ func (s *memStore) SearchDocuments(_ context.Context, bankID string, terms []str
 				first[d] = x.Seq
 			}
 			first[d] = min(first[d], x.Seq)
-			for _, w := range words(x.Text) {
+			for _, w := range words(x.Body()) {
 				tfs[d][w]++
 				lens[d]++
 				total++
@@ -49,7 +50,6 @@ func (s *memStore) SearchDocuments(_ context.Context, bankID string, terms []str
 		}
 		n := float64(len(tfs))
 		avg := float64(total) / max(n, 1)
-		const k1, bm = 1.2, 0.75
 		var hits []memory.Hit
 		for d, tf := range tfs {
 			var score float64
@@ -58,8 +58,7 @@ func (s *memStore) SearchDocuments(_ context.Context, bankID string, terms []str
 				if f == 0 {
 					continue
 				}
-				idf := math.Log(1 + (n-float64(df[q])+0.5)/(float64(df[q])+0.5))
-				score += idf * f * (k1 + 1) / (f + k1*(1-bm+bm*float64(lens[d])/avg))
+				score += bm25.Term(bm25.IDF(n, float64(df[q])), f, bm25.Norm(float64(lens[d]), avg))
 			}
 			if score > 0 {
 				hits = append(hits, memory.Hit{ID: d, Score: score})

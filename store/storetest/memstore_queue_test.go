@@ -180,8 +180,8 @@ func (s *memStore) AppendSession(_ context.Context, bankID, session string, msgs
 		return nil, memory.Errorf(memory.EINVALID, "session: a session id is required")
 	}
 	for i, m := range msgs {
-		if m.Role != memory.RoleUser && m.Role != memory.RoleAssistant {
-			return nil, memory.Errorf(memory.EINVALID, "session message %d: role %q", i+1, m.Role)
+		if err := memory.ValidateSessionMessage(m); err != nil {
+			return nil, memory.Errorf(memory.EINVALID, "session message %d: %s", i+1, memory.ErrorMessage(err))
 		}
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)

@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"context"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 
+	"github.com/mnemo-ai/mnemo/internal/bm25"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -232,8 +232,20 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 		b.nextSeq++
 		b.facts[c.ID] = &c
 	}
+	// A batch's upserts of one entity are summed first, as the stores sum
+	// a transaction's.
+	sums := map[string]*memory.EntityUpsert{}
+	var order []string
 	for _, u := range w.Entities {
-		b.upsertEntity(w.BankID, u)
+		if s, ok := sums[u.Entity.ID]; ok {
+			s.Add(u)
+			continue
+		}
+		sums[u.Entity.ID] = &u
+		order = append(order, u.Entity.ID)
+	}
+	for _, id := range order {
+		b.upsertEntity(w.BankID, *sums[id])
 	}
 	for _, id := range w.Contradicted {
 		if e, ok := b.entities[id]; ok {
@@ -289,34 +301,20 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 	return res, nil
 }
 
+// upsertEntity applies u by memory.MergeEntity, to a copy: clones of the
+// bank share entities until one changes.
 func (b *memBank) upsertEntity(bank string, u memory.EntityUpsert) {
 	x := u.Entity
-	c := memory.Entity{ID: x.ID, BankID: bank, Name: x.Name, Type: x.Type, FirstSeen: x.FirstSeen, LastSeen: x.LastSeen, Salience: 1, Tier: memory.TierEpisodic}
+	c := memory.Entity{ID: x.ID, BankID: bank, Name: x.Name, Type: x.Type, Salience: 1, Tier: memory.TierEpisodic}
 	if old, ok := b.entities[x.ID]; ok {
 		c = *old
-		if !x.FirstSeen.IsZero() && (c.FirstSeen.IsZero() || x.FirstSeen.Before(c.FirstSeen)) {
-			c.FirstSeen = x.FirstSeen
-		}
-		if x.LastSeen.After(c.LastSeen) {
-			c.LastSeen = x.LastSeen
-		}
 	}
-	c.MentionCount += u.Mentions
-	c.EpisodeCount += u.Episodes
-	c.Contradicted = c.Contradicted || x.Contradicted
+	memory.MergeEntity(&c, u)
 	if _, ok := b.entVecs[x.ID]; !ok && len(u.Embedding) > 0 {
 		if b.entVecs == nil {
 			b.entVecs = map[string][]float32{}
 		}
 		b.entVecs[x.ID] = slices.Clone(u.Embedding)
-	}
-	c.Aliases = slices.Clone(c.Aliases)
-	for _, a := range x.Aliases {
-		n := memory.NormalizeName(a)
-		if n == "" || n == memory.NormalizeName(c.Name) || slices.ContainsFunc(c.Aliases, func(o string) bool { return memory.NormalizeName(o) == n }) {
-			continue
-		}
-		c.Aliases = append(c.Aliases, a)
 	}
 	b.entities[x.ID] = &c
 }
@@ -443,7 +441,8 @@ func stem(w string) string {
 	return w
 }
 
-// SearchText scores with BM25 (k1 1.2, b 0.75) over every fact of the bank.
+// SearchText scores with BM25 (package internal/bm25) over the body
+// (memory.Fact.Body: speaker and text) of every fact of the bank.
 func (s *memStore) SearchText(_ context.Context, bankID string, terms []string, k int, f memory.Filter) ([]memory.Hit, error) {
 	return with(s, bankID, func(b *memBank) ([]memory.Hit, error) {
 		query := map[string]bool{}
@@ -458,7 +457,7 @@ func (s *memStore) SearchText(_ context.Context, bankID string, terms []string, 
 		var total int
 		for id, x := range b.facts {
 			tf := map[string]int{}
-			for _, w := range words(x.Text) {
+			for _, w := range words(x.Body()) {
 				tf[w]++
 				lens[id]++
 			}
@@ -470,7 +469,6 @@ func (s *memStore) SearchText(_ context.Context, bankID string, terms []string, 
 		}
 		n := float64(len(b.facts))
 		avg := float64(total) / max(n, 1)
-		const k1, bm = 1.2, 0.75
 		var hits []memory.Hit
 		for _, x := range b.candidates(f) {
 			var score float64
@@ -479,31 +477,13 @@ func (s *memStore) SearchText(_ context.Context, bankID string, terms []string, 
 				if tf == 0 {
 					continue
 				}
-				idf := math.Log(1 + (n-float64(df[q])+0.5)/(float64(df[q])+0.5))
-				score += idf * tf * (k1 + 1) / (tf + k1*(1-bm+bm*float64(lens[x.ID])/avg))
+				score += bm25.Term(bm25.IDF(n, float64(df[q])), tf, bm25.Norm(float64(lens[x.ID]), avg))
 			}
 			if score > 0 {
 				hits = append(hits, memory.Hit{ID: x.ID, Score: score})
 			}
 		}
 		return best(hits, k), nil
-	})
-}
-
-func (s *memStore) SearchTime(_ context.Context, bankID string, from, to time.Time, k int, f memory.Filter) ([]memory.Hit, error) {
-	return with(s, bankID, func(b *memBank) ([]memory.Hit, error) {
-		var in []*memory.Fact
-		for _, x := range b.candidates(f) {
-			if et := x.EventTime(); !et.Before(from) && et.Before(to) {
-				in = append(in, x)
-			}
-		}
-		slices.SortStableFunc(in, func(a, b *memory.Fact) int { return a.EventTime().Compare(b.EventTime()) })
-		var hits []memory.Hit
-		for _, x := range in[:max(0, min(k, len(in)))] {
-			hits = append(hits, memory.Hit{ID: x.ID})
-		}
-		return hits, nil
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
@@ -26,6 +25,25 @@ func writeFacts(e *env, bank, docID string, facts ...*memory.Fact) []*memory.Fac
 	w.Facts = facts
 	e.writeNew(w)
 	return facts
+}
+
+// SearchText searches a fact's body (memory.Fact.Body): its speaker's
+// name finds it as its text does.
+func testSearchTextSpeaker(e *env) {
+	e.newBank("b")
+	said := func(id, speaker, text string) *memory.Fact {
+		f := NewTestFact("b", id, text)
+		f.Speaker = speaker
+		return f
+	}
+	writeFacts(e, "b", "doc",
+		said("priya", "Priya", "I like green tea"),
+		said("nobody", "", "Oolong is a tea"),
+		said("tom", "Tom", "Coffee for me"),
+	)
+	checkIDs(e.t, "SearchText(priya)", hitIDs(e.searchText("b", 10, memory.Filter{}, "priya")), []string{"priya"})
+	checkIDs(e.t, "SearchText(tom)", hitIDs(e.searchText("b", 10, memory.Filter{}, "Tom")), []string{"tom"})
+	checkIDSet(e.t, "SearchText(tea)", hitIDs(e.searchText("b", 10, memory.Filter{}, "tea")), []string{"priya", "nobody"})
 }
 
 // Terms occurring more often rank higher; facts without them do not match.
@@ -370,9 +388,10 @@ func testSearchVectorFilter(e *env) {
 	}
 }
 
-// SearchTime finds the facts whose event time (OccurredStart, else
-// MentionedAt, else CreatedAt) lies in [from, to), earliest first.
-func testSearchTimeEventTime(e *env) {
+// A filter's From and To bound the event time (OccurredStart, else
+// MentionedAt, else CreatedAt): From inclusive, To exclusive, in every
+// search.
+func testFilterEventTime(e *env) {
 	e.newBank("b")
 	f := func(id string, occurred, mentioned, created float64) *memory.Fact {
 		x := NewTestFact("b", id, "timed fact "+id)
@@ -394,14 +413,13 @@ func testSearchTimeEventTime(e *env) {
 	sens.Sensitivity = memory.SensitivitySensitive
 	arch := f("arch", 7, unset, -100)
 	arch.Status = memory.StatusArchived
-	// Written out of event order: SearchTime orders by event time, not Seq.
 	writeFacts(e, "b", "doc1",
 		f("o2", 5, unset, -100),
 		f("late1", unset, 50, 4),   // event time 50h: MentionedAt beats CreatedAt
 		f("late2", 60, 6, -100),    // event time 60h: OccurredStart beats MentionedAt
 		f("c1", unset, unset, 3),   // event time 3h, from CreatedAt
 		f("o1", 1, 20, 30),         // event time 1h
-		f("atTo", 10, unset, -100), // excluded: to is exclusive
+		f("atTo", 10, unset, -100), // excluded: To is exclusive
 	)
 	writeFacts(e, "b", "doc2",
 		f("early", -5, unset, -100),
@@ -409,45 +427,27 @@ func testSearchTimeEventTime(e *env) {
 		f("atFrom", 0, unset, -100),
 		sup, sens, arch,
 	)
-	from, to := hours(0), hours(10)
+	window := func(from, to float64) memory.Filter { return memory.Filter{From: hours(from), To: hours(to)} }
 	for _, c := range []struct {
 		name string
-		from time.Time
-		k    int
 		f    memory.Filter
 		want []string
 	}{
-		{"zero filter", from, 100, memory.Filter{}, []string{"atFrom", "o1", "m1", "c1", "o2"}},
-		{"k 2", from, 2, memory.Filter{}, []string{"atFrom", "o1"}},
-		{"every status", from, 100, memory.Filter{Statuses: allStatuses}, []string{"atFrom", "o1", "m1", "c1", "sup", "o2", "arch"}},
-		{"sensitive", from, 100, memory.Filter{Sensitive: true}, []string{"atFrom", "o1", "m1", "c1", "sens", "o2"}},
-		{"from 1h", hours(1), 100, memory.Filter{}, []string{"o1", "m1", "c1", "o2"}},
+		{"0h to 10h", window(0, 10), []string{"atFrom", "o1", "m1", "c1", "o2"}},
+		{"0h to 10h, every status", memory.Filter{From: hours(0), To: hours(10), Statuses: allStatuses}, []string{"atFrom", "o1", "m1", "c1", "sup", "o2", "arch"}},
+		{"0h to 10h, sensitive", memory.Filter{From: hours(0), To: hours(10), Sensitive: true}, []string{"atFrom", "o1", "m1", "c1", "sens", "o2"}},
+		{"1h to 10h", window(1, 10), []string{"o1", "m1", "c1", "o2"}},
+		{"1h to 3h", window(1, 3), []string{"o1", "m1"}},
+		{"100h to 200h", window(100, 200), nil},
+		{"-10h to 100h", window(-10, 100), []string{"early", "atFrom", "o1", "m1", "c1", "o2", "atTo", "late1", "late2"}},
+		{"from 10h", memory.Filter{From: hours(10)}, []string{"atTo", "late1", "late2"}},
+		{"to 0h", memory.Filter{To: hours(0)}, []string{"early"}},
 	} {
-		checkIDs(e.t, "SearchTime, "+c.name, hitIDs(e.searchTime("b", c.from, to, c.k, c.f)), c.want)
+		checkIDSet(e.t, "SearchVector, filter "+c.name, e.passing("b", c.f), c.want)
+		checkIDSet(e.t, "SearchText(timed), filter "+c.name, hitIDs(e.searchText("b", passingMax, c.f, "timed")), c.want)
 	}
-	checkIDs(e.t, "SearchTime(1h, 3h)", hitIDs(e.searchTime("b", hours(1), hours(3), 100, memory.Filter{})), []string{"o1", "m1"})
-	checkIDs(e.t, "SearchTime(100h, 200h)", hitIDs(e.searchTime("b", hours(100), hours(200), 100, memory.Filter{})), nil)
-	checkIDs(e.t, "SearchTime(-10h, 100h)", hitIDs(e.searchTime("b", hours(-10), hours(100), 100, memory.Filter{})),
-		[]string{"early", "atFrom", "o1", "m1", "c1", "o2", "atTo", "late1", "late2"})
 }
 
-// unset marks a time left zero in testSearchTimeEventTime and
+// unset marks a time left zero in testFilterEventTime and
 // testLifecycleRecordAccess.
 const unset = math.MaxFloat64
-
-// SearchTime honours the filter within its window.
-func testSearchTimeFilter(e *env) {
-	e.newBank("b")
-	writeFacts(e, "b", "doc", filterCorpus("b")...)
-	for _, c := range filterCases {
-		// The window holds every fact of the corpus; the filter narrows it.
-		var want []string
-		for _, id := range []string{"g1", "g2", "g3", "g4", "g5", "g6"} {
-			if slices.Contains(c.want, id) {
-				want = append(want, id)
-			}
-		}
-		checkIDs(e.t, "SearchTime(0h, 7h), filter "+c.name, hitIDs(e.searchTime("b", hours(0), hours(7), 100, c.f)), want)
-	}
-	checkIDs(e.t, "SearchTime(2h, 7h), filter from 1h to 6h", hitIDs(e.searchTime("b", hours(2), hours(7), 100, memory.Filter{From: hours(1), To: hours(6)})), []string{"g2"})
-}

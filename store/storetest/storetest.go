@@ -93,6 +93,7 @@ var suite = []struct {
 		{"NoMatch", testSearchTextNoMatch},
 		{"Injection", testSearchTextInjection},
 		{"Filter", testSearchTextFilter},
+		{"Speaker", testSearchTextSpeaker},
 	}},
 	{"SearchVector", []testCase{
 		{"BruteForce", testSearchVectorBruteForce},
@@ -107,10 +108,10 @@ var suite = []struct {
 		{"Ranking", testSearchDocumentsRanking},
 		{"Lifecycle", testSearchDocumentsLifecycle},
 		{"Isolation", testSearchDocumentsIsolation},
+		{"Speaker", testSearchDocumentsSpeaker},
 	}},
-	{"SearchTime", []testCase{
-		{"EventTime", testSearchTimeEventTime},
-		{"Filter", testSearchTimeFilter},
+	{"Filter", []testCase{
+		{"EventTime", testFilterEventTime},
 	}},
 	{"Lifecycle", []testCase{
 		{"AsOf", testLifecycleAsOf},
@@ -271,14 +272,16 @@ func (e *env) searchVector(bank string, vec []float32, k int, f memory.Filter) [
 	return hits
 }
 
-func (e *env) searchTime(bank string, from, to time.Time, k int, f memory.Filter) []memory.Hit {
+// passing returns the ids of every fact of a small bank (at most
+// passingMax facts) that passes f, in no particular order: a vector
+// search whose k exceeds the bank, every fact having an embedding.
+func (e *env) passing(bank string, f memory.Filter) []string {
 	e.t.Helper()
-	hits, err := e.s.SearchTime(e.ctx, bank, from, to, k, f)
-	if err != nil {
-		e.t.Fatalf("SearchTime(%q, %v, %v, %d, %+v): %v", bank, from, to, k, f, err)
-	}
-	return hits
+	return hitIDs(e.searchVector(bank, TestVector("passing", TestDimension), passingMax, f))
 }
+
+// passingMax bounds the banks passing reads whole.
+const passingMax = 1000
 
 func (e *env) links(bank string, ids []string, kinds ...memory.LinkKind) []memory.Link {
 	e.t.Helper()

@@ -324,7 +324,8 @@ func testWriteRecordsDimension(e *env) {
 }
 
 // Upserting an entity adds its counts, widens its seen range (a zero
-// time widening nothing), merges its aliases and keeps its first name.
+// time widening nothing), merges its aliases and keeps its first name:
+// the store agrees with memory.MergeEntity after every upsert.
 func testWriteEntityUpsert(e *env) {
 	e.newBank("b")
 	id := memory.EntityID(memory.EntityPerson, "Melanie")
@@ -342,18 +343,15 @@ func testWriteEntityUpsert(e *env) {
 		w.Refs = []memory.EntityRef{{FactID: w.Facts[0].ID, EntityID: id}}
 		e.writeNew(w)
 
-		want.MentionCount += u.Mentions
-		want.EpisodeCount += u.Episodes
-		if !u.Entity.FirstSeen.IsZero() && (want.FirstSeen.IsZero() || u.Entity.FirstSeen.Before(want.FirstSeen)) {
-			want.FirstSeen = u.Entity.FirstSeen
-		}
-		if u.Entity.LastSeen.After(want.LastSeen) {
-			want.LastSeen = u.Entity.LastSeen
-		}
-		if a, ok := wantAliases[i]; ok {
-			want.Aliases = a
+		memory.MergeEntity(&want, u)
+		if a, ok := wantAliases[i]; ok && !sameSet(want.Aliases, a) {
+			e.t.Fatalf("memory.MergeEntity after upsert %d: aliases %q, want %q", i+1, want.Aliases, a)
 		}
 		checkEntity(e, fmt.Sprintf("after upsert %d", i+1), e.entity("b", id), want)
+	}
+	if want.MentionCount != 7 || want.EpisodeCount != 3 || !want.FirstSeen.Equal(hours(3)) || !want.LastSeen.Equal(hours(12)) {
+		e.t.Errorf("memory.MergeEntity after 4 upserts: counts %d, %d, seen %v to %v; want 7, 3, 3h to 12h",
+			want.MentionCount, want.EpisodeCount, want.FirstSeen, want.LastSeen)
 	}
 	for _, name := range []string{"melanie", "mel", "mels", "melanie s"} {
 		checkIDs(e.t, "EntitiesByName("+name+")", entityIDs(e.entitiesByName("b", name)), []string{id})
@@ -367,9 +365,13 @@ func testWriteEntityUpsert(e *env) {
 		{Entity: memory.Entity{ID: id, Name: "Mel", Type: memory.EntityPerson, Aliases: []string{"Mellie"}}, Mentions: 1, Episodes: 1},
 	}
 	e.writeNew(w)
-	want.MentionCount += 2
-	want.EpisodeCount++
-	want.Aliases = append(want.Aliases, "Mellie")
+	sum := w.Entities[0]
+	sum.Add(w.Entities[1])
+	memory.MergeEntity(&want, sum)
+	if want.MentionCount != 9 || want.EpisodeCount != 4 || !sameSet(want.Aliases, []string{"Mel", "Mels", "Melanie S.", "Mellie"}) {
+		e.t.Errorf("memory.MergeEntity of the sum of two upserts: counts %d, %d, aliases %q; want 9, 4 and Mellie added",
+			want.MentionCount, want.EpisodeCount, want.Aliases)
+	}
 	checkEntity(e, "after two upserts in one batch", e.entity("b", id), want)
 	if got := e.stats("b").Entities; got != 1 {
 		e.t.Errorf("Stats.Entities: got %d, want 1", got)

@@ -106,7 +106,9 @@ CREATE TABLE facts (
     consolidated_at     timestamptz,
     expires_at          timestamptz,
     -- Full text over speaker and text, English configuration (Snowball
-    -- stemmer, English stopwords), and its length in words for BM25.
+    -- stemmer, English stopwords), and its length in words for BM25. The
+    -- CASE spells the fact's body as memory.Body does in Go
+    -- (TestStore_SearchBodyIsMemoryBody checks that they agree).
     tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig,
         CASE WHEN speaker = '' THEN text ELSE speaker || ': ' || text END)) STORED,
     words integer GENERATED ALWAYS AS (mnemo_tsvector_words(to_tsvector('english'::regconfig,
