@@ -2,7 +2,9 @@
 // mode with FTS5 full text over facts and observations, and an in-process
 // search index per bank (int8 vectors: an exact SIMD scan, or an HNSW graph
 // from ANNThreshold vectors; BM25 over an inverted index) kept in sync with
-// the file, which stays the source of truth. See docs/scale.md.
+// the file, which stays the source of truth: the search mirror of
+// store/sqlite/internal/mirror, which each Store owns and its Close
+// releases. See docs/scale.md.
 //
 // Several processes may open the same file: writes are serialised by
 // SQLite's write lock (BEGIN IMMEDIATE plus a busy timeout) and each bank's

@@ -6,11 +6,11 @@
 // statistics — and a mirror of its documents: each document's facts in
 // order (for neighbours) and an inverted index of the documents' words.
 //
-// The file stays the source of truth. What does not live here: SQL, the
-// file's schema and encodings, facts' contents (the store reads a fact
-// from the file; the mirror only knows its row, id, filter fields and
-// words) and anything that outlives the [Mirror]. The store and the
-// mirror speak through three things:
+// The file stays the source of truth. What does not live here: SQL and
+// the file's schema ([Row] names the encodings a load reads), facts'
+// contents (the store reads a fact from the file; the mirror only knows
+// its row, id, filter fields and words) and anything that outlives the
+// [Mirror]. The store and the mirror speak through three things:
 //
 //   - the store tells it what a committed write did ([Mirror.Apply] with
 //     a [Change]) and that a bank is gone ([Mirror.Drop]), and releases
@@ -21,6 +21,9 @@
 //   - it answers searches and lookups in memory's types:
 //     [Mirror.SearchText], [Mirror.SearchVector], [Mirror.SearchDocuments],
 //     [Mirror.Neighbours], [Mirror.PKs], [Mirror.Inactive].
+//
+// Every lock is taken and released in the same function; a bank's lock,
+// when the mirror's own is held too, is taken first.
 package mirror
 
 import (
