@@ -66,15 +66,8 @@ func (s *Store) SupersededBy(ctx context.Context, bankID string, factIDs []strin
 	}
 	// Recall asks on every query; most banks have no superseded fact,
 	// which the index knows without a scan of the file.
-	x, err := s.index(ctx, bankID)
-	if err != nil {
+	if n, err := s.mirror.Inactive(ctx, bankID); err != nil || n == 0 {
 		return nil, err
-	}
-	x.mu.RLock()
-	none := x.inactive == 0
-	x.mu.RUnlock()
-	if none {
-		return nil, nil
 	}
 	inIDs, args := in(factIDs, bankID)
 	rows, err := s.rdb.QueryContext(ctx, `SELECT `+factColumns+` FROM facts

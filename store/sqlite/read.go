@@ -75,29 +75,17 @@ func scanFact(bank string, r interface{ Scan(...any) error }, extra ...any) (*me
 // fact snapshots (at 100k facts they were a third of its memory). A fact
 // another process deleted since the index last looked is left out.
 func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error) {
-	x, err := s.index(ctx, bankID)
+	pks, err := s.mirror.PKs(ctx, bankID, ids)
 	if err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	pks := make([]int64, 0, len(ids))
-	order := make(map[int64]int, len(ids)) // pk → place in the answer
-	x.mu.RLock()
-	for _, id := range ids {
-		slot, ok := x.byID[id]
-		if !ok {
-			continue
-		}
-		pk := x.meta[slot].pk
-		if _, dup := order[pk]; dup {
-			continue // a repeated id is returned once
-		}
-		order[pk] = len(pks)
-		pks = append(pks, pk)
+	order := make(map[int64]int, len(pks)) // pk → place in the answer
+	for i, pk := range pks {
+		order[pk] = i
 	}
-	x.mu.RUnlock()
 	found := make([]*memory.Fact, len(pks))
 	for start := 0; start < len(pks); start += factsChunk {
 		rows, err := s.factRows(ctx, pks[start:min(start+factsChunk, len(pks))])

@@ -2,7 +2,9 @@
 // mode with FTS5 full text over facts and observations, and an in-process
 // search index per bank (int8 vectors: an exact SIMD scan, or an HNSW graph
 // from ANNThreshold vectors; BM25 over an inverted index) kept in sync with
-// the file, which stays the source of truth. See docs/scale.md.
+// the file, which stays the source of truth: the search mirror of
+// store/sqlite/internal/mirror, which each Store owns and its Close
+// releases. See docs/scale.md.
 //
 // Several processes may open the same file: writes are serialised by
 // SQLite's write lock (BEGIN IMMEDIATE plus a busy timeout) and each bank's
@@ -27,6 +29,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/store/sqlite/internal/mirror"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -94,10 +97,12 @@ type Store struct {
 	idleTimer *time.Timer
 	lastWrite atomic.Int64
 
+	// mirror is the banks' in-process search mirror; Close releases it.
+	mirror *mirror.Mirror
+
+	// mu guards closing, which Close closes to stop the release of the
+	// writer's cache, which wg counts.
 	mu      sync.Mutex
-	indexes map[string]*bankIndex // by bank id
-	// closing is closed by Close to stop the graph builders, which wg
-	// counts.
 	closing chan struct{}
 	wg      sync.WaitGroup
 
@@ -142,7 +147,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	wdb.SetMaxOpenConns(1)
 	wdb.SetConnMaxIdleTime(0)
-	s := &Store{path: path, wdb: wdb, Now: time.Now, indexes: map[string]*bankIndex{}, closing: make(chan struct{}),
+	s := &Store{path: path, wdb: wdb, Now: time.Now, closing: make(chan struct{}),
 		ANNThreshold: DefaultANNThreshold, IndexWorkers: runtime.GOMAXPROCS(0), WriterIdle: DefaultWriterIdle}
 	// WAL is a property of the file; set it through the writer. (The page
 	// size stays SQLite's 4 KiB: 16 KiB pages were measured 10% slower on
@@ -163,10 +168,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	rdb.SetMaxOpenConns(8)
 	rdb.SetMaxIdleConns(8)
 	s.rdb = rdb
+	s.mirror = mirror.New(source{rdb}, s.settings)
 	return s, nil
 }
 
-// Close stops the index builders and closes the database.
+// Close stops the index builders, releases the search mirror's memory
+// and spill files, and closes the database.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	select {
@@ -181,13 +188,7 @@ func (s *Store) Close() error {
 	}
 	s.idleMu.Unlock()
 	s.wg.Wait()
-	s.mu.Lock()
-	for _, x := range s.indexes {
-		x.mu.Lock()
-		x.close()
-		x.mu.Unlock()
-	}
-	s.mu.Unlock()
+	s.mirror.Close()
 	var err error
 	if s.factsStmt != nil {
 		err = errors.Join(err, s.factsStmt.Close())
@@ -358,14 +359,7 @@ func (s *Store) DeleteBank(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	if x := s.indexes[id]; x != nil {
-		x.mu.Lock()
-		x.close()
-		x.mu.Unlock()
-	}
-	delete(s.indexes, id)
-	s.mu.Unlock()
+	s.mirror.Drop(id)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -255,4 +256,61 @@ func TestStore_SearchVectorANNConcurrent(t *testing.T) {
 	if st, _ := s.IndexStats(ctx, "a"); st.Linked != 1800 || st.Live != 1800 {
 		t.Fatalf("index stats %+v, want 1800 live and linked", st)
 	}
+}
+
+// TestStore_CloseReleasesMirror checks that Close releases the search
+// mirror's memory while the Store value itself is still referenced: the
+// live heap drops by at least the int8 vectors (before the mirror was
+// the Store's own, a closed Store kept them), and a search after Close
+// fails.
+func TestStore_CloseReleasesMirror(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "close.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateBank(ctx, &memory.Bank{ID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for d := range 40 {
+		w := &memory.WriteBatch{BankID: "a", Document: &memory.Document{ID: fmt.Sprint("d", d), Source: "t", ItemID: fmt.Sprint(d), ContentHash: "h"}}
+		for i := range 50 {
+			w.Facts = append(w.Facts, &memory.Fact{ID: fmt.Sprint("f", d, "_", i), Text: fmt.Sprint("fact ", i, " of document ", d), Embedding: unitVector(rng, 256)})
+		}
+		if _, err := s.Write(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Neighbours(ctx, "a", []string{"f0_0"}, 1); err != nil { // loads both mirrors
+		t.Fatal(err)
+	}
+	st, err := s.IndexStats(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Live != 2000 || st.VectorBytes < 2000*256 {
+		t.Fatalf("index stats %+v, want 2000 live facts of 256 int8 dimensions", st)
+	}
+	before := liveHeap()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after := liveHeap()
+	if freed := int64(before) - int64(after); freed < st.VectorBytes {
+		t.Errorf("Close freed %d bytes of heap, want at least the %d of the int8 vectors", freed, st.VectorBytes)
+	}
+	if _, err := s.SearchText(ctx, "a", []string{"fact"}, 5, memory.Filter{}); err == nil {
+		t.Error("search after Close: no error")
+	}
+	runtime.KeepAlive(s)
+}
+
+// liveHeap returns the live heap after a full collection.
+func liveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC() // a second cycle empties the pools' victim caches too
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }

@@ -9,23 +9,8 @@ import (
 	"strings"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/store/sqlite/internal/mirror"
 )
-
-// indexChange is what a committed write did to a bank's vectors, applied
-// to the in-process index after commit.
-type indexChange struct {
-	added   []newEntry
-	removed []int64 // fact rowids
-	status  map[int64]statusChange
-	// lifecycle: existing facts' lifecycle columns changed.
-	lifecycle bool
-}
-
-// statusChange is a fact's new status and expiry, for the index.
-type statusChange struct {
-	status    memory.Status
-	expiredAt int64 // µs; 0: not expired
-}
 
 // Write implements memory.Store.
 func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteResult, error) {
@@ -94,7 +79,7 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 // applied is what apply did, for finish to report and index after commit.
 type applied struct {
 	res     memory.WriteResult
-	change  indexChange
+	change  mirror.Change
 	version int64 // the bank's version after the batch
 }
 
@@ -105,7 +90,7 @@ func (a *applied) finish(s *Store, w *memory.WriteBatch) *memory.WriteResult {
 		return &res
 	}
 	res.Facts = len(w.Facts)
-	s.applyIndexChange(w.BankID, a.version, &a.change)
+	s.mirror.Apply(w.BankID, a.version, &a.change)
 	return &res
 }
 
@@ -179,7 +164,7 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) (a 
 // writeDocument stores the batch's document. It reports dup when the same
 // content was stored before (nothing more is to be written) and removes an
 // older version of the item with all it produced.
-func (s *Store) writeDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Document, res *memory.WriteResult, change *indexChange) (dup bool, err error) {
+func (s *Store) writeDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Document, res *memory.WriteResult, change *mirror.Change) (dup bool, err error) {
 	if d.ID == "" || d.Source == "" || d.ItemID == "" {
 		return false, memory.Errorf(memory.EINVALID, "document: id, source and item id are required")
 	}
@@ -198,7 +183,7 @@ func (s *Store) writeDocument(ctx context.Context, tx *sql.Tx, bank string, d *m
 		if err != nil {
 			return false, fmt.Errorf("replace document %s: %w", oldID, err)
 		}
-		change.removed = append(change.removed, removed...)
+		change.Remove(removed...)
 		res.Replaced = true
 	}
 	meta, err := marshalJSON(d.Metadata)
@@ -266,7 +251,7 @@ func factRow(bank string, f *memory.Fact) []any {
 }
 
 // writeFacts inserts facts with their full-text rows, assigning Seq.
-func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.Fact, nextSeq *int64, change *indexChange) error {
+func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.Fact, nextSeq *int64, change *mirror.Change) error {
 	if len(facts) == 0 {
 		return nil
 	}
@@ -299,7 +284,7 @@ func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts [
 	for _, f := range facts {
 		// Every fact enters the index: keyword search covers facts with no
 		// embedding too.
-		change.added = append(change.added, newIndexEntry(pks[f.ID], f))
+		change.Add(pks[f.ID], f)
 	}
 	return nil
 }
@@ -332,20 +317,12 @@ func insertFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.F
 	tok := bankToken(bank)
 	ftsRows := make([][]any, 0, len(facts))
 	for _, f := range facts {
-		ftsRows = append(ftsRows, []any{pks[f.ID], tok, ftsBody(f)})
+		ftsRows = append(ftsRows, []any{pks[f.ID], tok, f.Body()})
 	}
 	if err := bulkInsert(ctx, tx, `INSERT INTO facts_fts (rowid, bank, body)`, ``, ftsRows); err != nil {
 		return nil, fmt.Errorf("index facts: %w", err)
 	}
 	return pks, nil
-}
-
-// ftsBody is the text a fact is found by: its speaker and its text.
-func ftsBody(f *memory.Fact) string {
-	if f.Speaker == "" {
-		return f.Text
-	}
-	return f.Speaker + ": " + f.Text
 }
 
 func (s *Store) writeChunks(ctx context.Context, tx *sql.Tx, bank string, chunks []*memory.Chunk) error {
@@ -592,8 +569,7 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 }
 
 // writeLifecycle applies reinforcements and supersessions to existing facts.
-func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch, change *indexChange) error {
-	change.lifecycle = len(w.Reinforce) > 0 || len(w.Supersede) > 0
+func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch, change *mirror.Change) error {
 	if len(w.Contradicted) > 0 {
 		// Entities new in this batch carry the flag in their upsert; this
 		// marks the ones stored before.
@@ -622,14 +598,7 @@ func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteB
 		if err != nil {
 			return err
 		}
-		if change.status == nil {
-			change.status = map[int64]statusChange{}
-		}
-		var expired int64
-		if !sp.ExpiredAt.IsZero() {
-			expired = sp.ExpiredAt.UnixMicro()
-		}
-		change.status[rowid] = statusChange{memory.StatusSuperseded, expired}
+		change.SetStatus(rowid, memory.StatusSuperseded, sp.ExpiredAt)
 	}
 	return nil
 }

@@ -1,0 +1,156 @@
+package mirror
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+)
+
+// spillChunk is the vectors written to the spill file at once.
+const spillChunk = 256
+
+// vecBlock is the vectors per block of exactVectors.mem.
+const vecBlock = 4096
+
+// exactVectors keeps the float32 vectors of an index for rescoring: in a
+// spill file (an unlinked temporary file in Settings.SpillDir, so the
+// process's memory holds only the int8 copies and the page cache the
+// rest) or, with Settings.FloatVectors or when no file can be made, in
+// memory. It is appended to under the index's write lock and read under
+// its read lock.
+type exactVectors struct {
+	dim    int
+	f      *os.File
+	name   string // to remove at close where an open file cannot be unlinked
+	inFile int    // vectors written to f
+	// pending holds the vectors from inFile on while they go to the file,
+	// little-endian as the file (and Row.Embedding) stores them.
+	pending []byte
+	// mem holds the vectors from inFile on when there is no file, or a
+	// write failed, in blocks of vecBlock.
+	mem    [][]float32
+	failed bool // a write failed: keep the rest in memory
+}
+
+// newExactVectors returns an empty store of vectors of dim dimensions,
+// in memory or in a spill file made in dir.
+func newExactVectors(dim int, inMemory bool, dir string) *exactVectors {
+	e := &exactVectors{dim: dim}
+	if inMemory {
+		return e
+	}
+	f, err := os.CreateTemp(dir, "mnemo-vectors-*")
+	if err != nil {
+		return e // memory it is
+	}
+	e.f = f
+	if os.Remove(f.Name()) != nil {
+		e.name = f.Name()
+	}
+	return e
+}
+
+// spilling reports whether new vectors go to the file.
+func (e *exactVectors) spilling() bool { return e.f != nil && !e.failed }
+
+// memLen returns the vectors held in memory.
+func (e *exactVectors) memLen() int {
+	if len(e.mem) == 0 {
+		return 0
+	}
+	return (len(e.mem)-1)*vecBlock + len(e.mem[len(e.mem)-1])/e.dim
+}
+
+// append adds v (zeros when nil) as the next vector.
+func (e *exactVectors) append(v []float32) {
+	if e.spilling() {
+		if v == nil {
+			e.pending = append(e.pending, make([]byte, 4*e.dim)...)
+		} else {
+			for _, x := range v {
+				e.pending = binary.LittleEndian.AppendUint32(e.pending, math.Float32bits(x))
+			}
+		}
+		e.flushFull()
+		return
+	}
+	n := e.memLen()
+	if n%vecBlock == 0 {
+		e.mem = append(e.mem, make([]float32, 0, min(vecBlock, spillChunk*max(1, len(e.mem)*4))*e.dim))
+	}
+	b := &e.mem[len(e.mem)-1]
+	if v == nil {
+		*b = append(*b, make([]float32, e.dim)...)
+	} else {
+		*b = append(*b, v...)
+	}
+}
+
+// appendEncoded adds the vector b, little-endian float32s (4·dim bytes),
+// as the next vector: a loaded row's blob goes to the file as it is.
+func (e *exactVectors) appendEncoded(b []byte) {
+	if !e.spilling() {
+		e.append(decodeVector(make([]float32, 0, e.dim), b))
+		return
+	}
+	e.pending = append(e.pending, b...)
+	e.flushFull()
+}
+
+// flushFull writes the pending vectors once there are spillChunk of them.
+func (e *exactVectors) flushFull() {
+	if e.pending == nil {
+		return
+	}
+	if len(e.pending) >= spillChunk*4*e.dim {
+		e.flush()
+	}
+}
+
+// flush writes the pending vectors to the file; if that fails, they and
+// all later vectors stay in memory.
+func (e *exactVectors) flush() {
+	n := len(e.pending) / (4 * e.dim)
+	if _, err := e.f.WriteAt(e.pending, int64(e.inFile)*int64(e.dim)*4); err != nil {
+		e.failed = true
+		pending := e.pending
+		e.pending = nil
+		for i := range n {
+			e.append(decodeVector(make([]float32, 0, e.dim), pending[i*4*e.dim:(i+1)*4*e.dim]))
+		}
+		return
+	}
+	e.inFile += n
+	e.pending = e.pending[:0]
+}
+
+// read returns vector i in dst, using raw as scratch space.
+func (e *exactVectors) read(i int, dst []float32, raw []byte) ([]float32, []byte, error) {
+	dst = dst[:0]
+	if i >= e.inFile {
+		j := i - e.inFile
+		if e.spilling() {
+			return decodeVector(dst, e.pending[j*4*e.dim:(j+1)*4*e.dim]), raw, nil
+		}
+		o := (j % vecBlock) * e.dim
+		return append(dst, e.mem[j/vecBlock][o:o+e.dim]...), raw, nil
+	}
+	if cap(raw) < 4*e.dim {
+		raw = make([]byte, 4*e.dim)
+	}
+	raw = raw[:4*e.dim]
+	if _, err := e.f.ReadAt(raw, int64(i)*int64(e.dim)*4); err != nil {
+		return dst, raw, err
+	}
+	return decodeVector(dst, raw), raw, nil
+}
+
+// close closes and removes the spill file.
+func (e *exactVectors) close() {
+	if e.f != nil {
+		e.f.Close()
+		if e.name != "" {
+			os.Remove(e.name)
+		}
+	}
+}
