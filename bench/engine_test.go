@@ -2,10 +2,10 @@ package bench
 
 import (
 	"context"
-	"math"
 	"slices"
 	"strings"
 
+	okapi "github.com/mnemo-ai/mnemo/internal/bm25"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -81,7 +81,7 @@ func (e *fakeEngine) Recall(ctx context.Context, q memory.Query) (*memory.Recoll
 	if b.index == nil {
 		docs := make([][]string, len(b.facts))
 		for i, f := range b.facts {
-			docs[i] = tokStop(f.Speaker + ": " + f.Text)
+			docs[i] = tokStop(f.Body())
 		}
 		b.index = newBM25(docs)
 	}
@@ -170,24 +170,20 @@ func newBM25(docs [][]string) *bm25 {
 		b.avgdl = float64(total) / n
 	}
 	for t, c := range df {
-		b.idf[t] = math.Log(1 + (n-float64(c)+0.5)/(float64(c)+0.5))
+		b.idf[t] = okapi.IDF(n, float64(c))
 	}
 	return b
 }
 
 // rank returns every document index, best first, and the scores.
 func (b *bm25) rank(q []string) ([]int, []float64) {
-	const k1, bb = 1.2, 0.75
 	scores := make([]float64, len(b.tfs))
 	for i, tf := range b.tfs {
-		norm := k1
-		if b.avgdl > 0 {
-			norm = k1 * (1 - bb + bb*float64(b.lens[i])/b.avgdl)
-		}
+		norm := okapi.Norm(float64(b.lens[i]), b.avgdl)
 		var s float64
 		for _, t := range q {
 			if f := float64(tf[t]); f > 0 {
-				s += b.idf[t] * (f * (k1 + 1)) / (f + norm)
+				s += okapi.Term(b.idf[t], f, norm)
 			}
 		}
 		scores[i] = s
