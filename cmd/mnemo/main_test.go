@@ -708,7 +708,7 @@ func TestUsageError(t *testing.T) {
 		{"SubcommandArgs", []string{"bank", "create"}, true},
 		{"CompletionArgs", []string{"completion", "bash", "extra"}, true},
 		{"CommandsOwn", []string{"import", "--poll", "1s", "x.jsonl"}, true}, // usagef
-		{"NotUsage", []string{"recall", "  "}, false},                       // EINVALID from the engine
+		{"NotUsage", []string{"recall", "  "}, false},                        // EINVALID from the engine
 		{"NotUsageNotFound", []string{"--bank", "nobody", "stats"}, false},
 	}
 	for _, tt := range tests {
