@@ -103,8 +103,8 @@ func TestEngine_ExportImportRoundTrip(t *testing.T) {
 	w := storetest.NewTestBatch("alice", "extra", "Melanie now works at Globex", "Melanie likes tea")
 	w.Facts[0].Embedding = storetest.TestVector(w.Facts[0].Text, 0)
 	w.Facts[1].Embedding = storetest.TestVector(w.Facts[1].Text, 0)
-	mel := memory.EntityID(memory.EntityPerson, "Melanie")
-	globex := memory.EntityID(memory.EntityOrganization, "Globex")
+	mel := memory.EntityID("Melanie")
+	globex := memory.EntityID("Globex")
 	b, err := st.Bank(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)

@@ -111,8 +111,10 @@ func newEntityContext(speakers []string, texts [][]token) *entityContext {
 	return c
 }
 
-// entities returns the entities named in toks, deduplicated by (type,
-// normalised name), in order of appearance, after the speaker's.
+// entities returns the entities named in toks, one per normalised name
+// (the first spelling, the highest confidence, and the best-known type: a
+// person or place mention upgrades a thing), in order of appearance,
+// after the speaker's.
 //
 // The rules are cheap and documented so that their mistakes are
 // predictable:
@@ -137,18 +139,20 @@ func newEntityContext(speakers []string, texts [][]token) *entityContext {
 //     it follows "in"; a thing otherwise.
 func (c *entityContext) entities(toks []token, speaker string) []Entity {
 	var out []Entity
-	seen := map[string]int{} // (type, normalised name) → index in out
+	seen := map[string]int{} // normalised name → index in out
 	add := func(e Entity) {
 		norm := memory.NormalizeName(e.Name)
 		if norm == "" {
 			return
 		}
-		k := string(e.Type) + "\x00" + norm
-		if i, ok := seen[k]; ok {
+		if i, ok := seen[norm]; ok {
 			out[i].Confidence = max(out[i].Confidence, e.Confidence)
+			if out[i].Type == memory.EntityThing {
+				out[i].Type = e.Type
+			}
 			return
 		}
-		seen[k] = len(out)
+		seen[norm] = len(out)
 		out = append(out, e)
 	}
 	if speaker != "" {

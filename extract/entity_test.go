@@ -54,6 +54,12 @@ func TestEntities(t *testing.T) {
 			[]string{"thing:New York:0.7"}},
 		{"PlaceAfterIn", "We live in Fort Wayne now.", "", nil, nil,
 			[]string{"place:Fort Wayne:0.7"}},
+		{"OneNameThingThenPlace", "Berlin is big. We live in Berlin now.", "", nil, nil,
+			[]string{"place:Berlin:0.7"}},
+		{"OneNamePlaceThenThing", "We live in Berlin. I love Berlin.", "", nil, nil,
+			[]string{"place:Berlin:0.7"}},
+		{"OneNamePersonStays", "Hey Jordan! We flew in Jordan.", "", nil, nil,
+			[]string{"person:Jordan:0.7"}},
 		{"InvalidUTF8", "Bad\xff Anna\xfe went", "", nil, nil,
 			[]string{"thing:Anna:0.7"}},
 	}

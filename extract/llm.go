@@ -128,8 +128,7 @@ type llmUnit struct {
 // Extract implements the retain pipeline's Extractor. Each chunk is one
 // call; the facts of all chunks come back in order, each pointing at its
 // chunk. Facts and entities under their gates are dropped; entities are
-// deduplicated per result by (type, normalised name), the spelling with
-// the highest confidence winning. It fails when a call fails or an
+// deduplicated per result by normalised name (see dedupEntities). It fails when a call fails or an
 // answer is not valid against the schema (nothing is returned then), and
 // with EINVALID when the content is invalid or the model found nothing to
 // remember.
@@ -359,34 +358,31 @@ func parseISO(v string, ref time.Time) (time.Time, time.Time, bool) {
 	return time.Time{}, time.Time{}, false
 }
 
-// dedupEntities gives every (type, normalised name) one spelling across
-// the facts: the one given with the highest confidence (the first on a
-// tie). "Topic:Google" and "Person:Google" stay two entities.
+// dedupEntities gives every normalised name one entity across the facts,
+// as one name is one entity of a bank (memory.EntityID): the mention
+// given with the highest confidence (the first on a tie), its spelling
+// and type. "Topic:Google" at 0.8 and "Organization:Google" at 0.9 are
+// one Google, an organization.
 func dedupEntities(facts []Fact) {
-	type key struct {
-		t    memory.EntityType
-		norm string
-	}
-	best := map[key]Entity{}
+	best := map[string]Entity{} // by normalised name
 	for _, f := range facts {
 		for _, e := range f.Entities {
-			k := key{e.Type, memory.NormalizeName(e.Name)}
-			if b, ok := best[k]; !ok || e.Confidence > b.Confidence {
-				best[k] = e
+			norm := memory.NormalizeName(e.Name)
+			if b, ok := best[norm]; !ok || e.Confidence > b.Confidence {
+				best[norm] = e
 			}
 		}
 	}
 	for i := range facts {
-		seen := map[key]bool{}
+		seen := map[string]bool{}
 		out := facts[i].Entities[:0]
 		for _, e := range facts[i].Entities {
-			k := key{e.Type, memory.NormalizeName(e.Name)}
-			if seen[k] {
+			norm := memory.NormalizeName(e.Name)
+			if seen[norm] {
 				continue
 			}
-			seen[k] = true
-			b := best[k]
-			out = append(out, Entity{Name: b.Name, Type: e.Type, Confidence: b.Confidence})
+			seen[norm] = true
+			out = append(out, best[norm])
 		}
 		facts[i].Entities = out
 	}

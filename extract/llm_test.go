@@ -1,6 +1,8 @@
 package extract_test
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +35,7 @@ func answerFact(text string, extra map[string]any) map[string]any {
 // TestLLM_Extract checks what the extractor makes of an answer: message
 // numbers to speakers, ids and times; ISO and relative dates; predicates
 // normalised; causal links renumbered past a gated fact; one spelling per
-// (type, name).
+// name.
 func TestLLM_Extract(t *testing.T) {
 	srv, llm := scripted(t)
 	t1 := time.Date(2024, 5, 8, 14, 0, 0, 0, time.UTC)
@@ -82,6 +84,41 @@ func TestLLM_Extract(t *testing.T) {
 	}
 	if res.Facts[0].Kind != memory.KindWorld || res.Facts[0].Category != memory.CategoryPersonal {
 		t.Errorf("kind/category: %s/%s", res.Facts[0].Kind, res.Facts[0].Category)
+	}
+}
+
+// TestLLM_Extract_OneEntityPerName checks that a name the model gives
+// several types is one entity: the mention given with the highest
+// confidence, its spelling and type.
+func TestLLM_Extract_OneEntityPerName(t *testing.T) {
+	srv, llm := scripted(t)
+	ent := func(name, typ string, conf float64) map[string]any {
+		return map[string]any{"name": name, "type": typ, "confidence": conf}
+	}
+	srv.On(llmtest.Rule{Schema: "extraction", Reply: llmtest.Reply{JSON: map[string]any{"facts": []any{
+		answerFact("Maya works at Google in Berlin", map[string]any{"message": 1,
+			"entities": []any{ent("Google", "topic", 0.8), ent("google", "organization", 0.9), ent("Berlin", "place", 0.7), ent("berlin", "event", 0.7)}}),
+		answerFact("Google opened an office", map[string]any{"message": 1,
+			"entities": []any{ent("GOOGLE", "organization", 0.85), ent("Lisbon", "place", 0.9)}}),
+	}}}})
+	res, err := extract.NewLLM(llm).Extract(t.Context(), extract.Input{Messages: []memory.Message{{Speaker: "Maya", Text: "I work at Google in Berlin."}}, At: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, f := range res.Facts {
+		var es []string
+		for _, e := range f.Entities {
+			es = append(es, fmt.Sprintf("%s:%s:%v", e.Type, e.Name, e.Confidence))
+		}
+		got = append(got, es)
+	}
+	want := [][]string{
+		{"organization:google:0.9", "place:Berlin:0.7"},
+		{"organization:google:0.9", "place:Lisbon:0.9"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("entities = %q, want %q", got, want)
 	}
 }
 

@@ -21,7 +21,8 @@ const (
 	// [ReadLoCoMo].
 	FormatLoCoMo Format = "locomo"
 	// FormatExport is a bank written by mnemo export, any version: JSON
-	// lines whose first names the bank and the format's version.
+	// lines whose first, the header, names the format's version and the
+	// bank.
 	FormatExport Format = "export"
 )
 
@@ -62,19 +63,21 @@ func Detect(name string, head []byte) (Format, error) {
 }
 
 // isExportHead reports whether head's first line is the first record of a
-// bank export: a header {"kind": "header", "version": n ≥ 2, …}, of this
-// version or a newer one (the import then says which versions it reads),
-// or a version-1 export's {"type": "bank", "version": 1, …}. A line longer
-// than head is cut and so is not one.
+// bank export, of any format version, newer ones included (their reader
+// says it cannot read them; they are no chat): {"type": "bank",
+// "version": n, …} with n ≥ 1 (version 1), or {"kind": "header",
+// "version": n, …} with n ≥ 2. A line longer than head is cut and so is
+// not one.
 func isExportHead(head []byte) bool {
 	line, _, _ := bytes.Cut(head, []byte("\n"))
 	var rec struct {
 		Kind    string `json:"kind"`
-		Type    string `json:"type"`
+		Type    string `json:"type"` // version 1
 		Version int    `json:"version"`
 	}
 	if json.Unmarshal(line, &rec) != nil {
 		return false
 	}
-	return rec.Kind == memory.RecordHeader && rec.Version >= 2 || rec.Kind == "" && rec.Type == "bank" && rec.Version == 1
+	return rec.Kind == "" && rec.Type == "bank" && rec.Version >= 1 ||
+		rec.Kind == "header" && rec.Version >= 2
 }

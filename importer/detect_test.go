@@ -28,10 +28,11 @@ func TestDetect(t *testing.T) {
 		{"ExportV1", "alice.json", exportV1, FormatExport},
 		{"ExportV1NamedJSONL", "alice.jsonl", exportV1, FormatExport},
 		{"ExportOneLine", "alice", `{"type": "bank", "version": 1}`, FormatExport},
-		{"ExportV2", "alice.jsonl", `{"kind":"header","version":2,"bank":{"id":"alice","name":"alice"}}` + "\n", FormatExport},
-		{"ExportNewerVersion", "alice.json", `{"kind":"header","version":7}` + "\n", FormatExport},
-		{"HeaderVersionOne", "alice.json", `{"kind":"header","version":1}` + "\n", FormatChat},
-		{"BankVersionTwo", "alice.jsonl", `{"type":"bank","version":2}` + "\n", FormatChat},
+		{"ExportV1Version2", "alice.jsonl", `{"type":"bank","version":2}` + "\n", FormatExport},
+		{"ExportV2", "alice.jsonl", `{"kind":"header","version":2,"bank":{"id":"alice","name":"alice"}}` + "\n" + `{"kind":"document","document":{}}` + "\n", FormatExport},
+		{"ExportNewer", "alice.json", `{"kind":"header","version":9,"bank":{"id":"alice"}}`, FormatExport},
+		{"HeaderVersion1", "alice.json", `{"kind":"header","version":1}` + "\n", FormatChat},
+		{"HeaderAndType", "alice.json", `{"kind":"header","type":"bank","version":1}` + "\n", FormatChat},
 		{"BankVersionZero", "alice.jsonl", `{"type":"bank","version":0}` + "\n", FormatChat},
 		{"BankNoVersion", "alice.json", `{"type":"bank"}` + "\n", FormatChat},
 		{"OtherTypeFirst", "alice.json", `{"type":"fact","version":1}` + "\n", FormatChat},
@@ -91,7 +92,7 @@ func TestDetect_Fixture(t *testing.T) {
 }
 
 // FuzzDetect checks that Detect never panics, answers a known format or
-// EINVALID, and calls an export only what begins with a bank record.
+// EINVALID, and calls an export only what begins with a header.
 func FuzzDetect(f *testing.F) {
 	f.Add("chat.jsonl", []byte(`{"text": "hi"}`))
 	f.Add("x.json", []byte(`[{"sample_id": "a"}]`))
@@ -108,8 +109,8 @@ func FuzzDetect(f *testing.F) {
 		switch got {
 		case FormatChat, FormatLoCoMo:
 		case FormatExport:
-			if !bytes.Contains(head, []byte(`"bank"`)) && !strings.Contains(string(head), `\u`) {
-				t.Fatalf("export without a bank record: %q", head)
+			if !bytes.Contains(head, []byte(`"bank"`)) && !bytes.Contains(head, []byte(`"header"`)) && !strings.Contains(string(head), `\u`) {
+				t.Fatalf("export without a header: %q", head)
 			}
 		default:
 			t.Fatalf("unknown format %q", got)

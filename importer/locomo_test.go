@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -362,4 +363,47 @@ func equalStrings(a, b []string) bool {
 		return true
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// FuzzReadLoCoMo checks that ReadLoCoMo never panics and that what it
+// reads holds together: sessions in order, turns numbered, Now the latest
+// session, gold ids among the memories.
+func FuzzReadLoCoMo(f *testing.F) {
+	if b, err := os.ReadFile(tinyLoCoMo); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`[{"sample_id": "a", "conversation": {"session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": [{"speaker": "x", "dia_id": "D1:1", "text": "hi"}]}, "qa": [{"question": "q", "category": 4, "evidence": ["D1:1"]}]}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := ReadLoCoMo(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for _, c := range d.Conversations {
+			ids := map[string]bool{}
+			for i, s := range c.Sessions {
+				if i > 0 && s.N <= c.Sessions[i-1].N {
+					t.Fatalf("%s: sessions out of order", c.ID)
+				}
+				if s.Time.After(c.Now) {
+					t.Fatalf("%s: session %d after Now", c.ID, s.N)
+				}
+				for j, m := range s.Turns {
+					if m.Turn != j+1 || m.Session != s.N {
+						t.Fatalf("%s: turn %+v misnumbered", c.ID, m)
+					}
+					ids[m.ID] = true
+				}
+			}
+			for _, q := range c.Queries {
+				for _, g := range q.Gold {
+					if !ids[g] {
+						t.Fatalf("%s: gold %s is no memory", q.ID, g)
+					}
+				}
+				if q.Evaluated != (len(q.Gold) > 0 && q.Category.Evaluated()) {
+					t.Fatalf("%s: evaluated %v", q.ID, q.Evaluated)
+				}
+			}
+		}
+	})
 }

@@ -155,11 +155,13 @@ func NormalizeName(name string) string {
 	return b.String()
 }
 
-// EntityID returns the deterministic id of the entity of type t named
-// name in a bank: the same (type, normalised name) always gives the same
-// id, so concurrent writers upsert the same row without a lookup.
-func EntityID(t EntityType, name string) string {
-	sum := sha256.Sum256([]byte(string(t) + "\x00" + NormalizeName(name)))
+// EntityID returns the deterministic id of the entity named name in a
+// bank. One normalised name is one entity, whatever type each mention
+// gives it ("Berlin" the place and "Berlin" the thing are one Berlin), and
+// the same normalised name always gives the same id, so concurrent
+// writers upsert the same row without a lookup.
+func EntityID(name string) string {
+	sum := sha256.Sum256([]byte(NormalizeName(name)))
 	return "ent_" + hex.EncodeToString(sum[:8])
 }
 

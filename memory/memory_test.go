@@ -47,14 +47,11 @@ func TestNormalizeName(t *testing.T) {
 }
 
 func TestEntityID(t *testing.T) {
-	a := memory.EntityID(memory.EntityPerson, "Caroline")
-	if b := memory.EntityID(memory.EntityPerson, "  caroline "); a != b {
+	a := memory.EntityID("Caroline")
+	if b := memory.EntityID("  caroline! "); a != b {
 		t.Errorf("same normalised name, different ids: %s %s", a, b)
 	}
-	if c := memory.EntityID(memory.EntityTopic, "Caroline"); a == c {
-		t.Errorf("Person:Caroline and Topic:Caroline share id %s", a)
-	}
-	if d := memory.EntityID(memory.EntityPerson, "Melanie"); a == d {
+	if d := memory.EntityID("Melanie"); a == d {
 		t.Errorf("two names share id %s", a)
 	}
 }

@@ -36,12 +36,10 @@ type Judge interface {
 
 // resolution is what the LLM path decided for a prepared batch.
 type resolution struct {
-	// ents maps an extracted entity (type, normalised name) to the id of
-	// the stored or new entity it is.
-	ents map[entKey]string
-	// names maps a normalised name to an entity id of any type, for
-	// relation ends; the first entity of that name wins.
-	names map[string]string
+	// ents maps an extracted entity's normalised name to the id of the
+	// stored or new entity it is: one name is one entity, whatever type
+	// its mentions give it.
+	ents map[string]string
 	// vecs are the embeddings of new entities' names.
 	vecs map[string][]float32
 	// aliases are the spellings under which a known entity was found.
@@ -52,90 +50,83 @@ type resolution struct {
 	neighbours map[string][]memory.Hit
 }
 
-type entKey struct {
-	t    memory.EntityType
-	norm string
-}
-
-// resolveEntities maps every extracted entity to an entity id: the
-// entity of that type known under that normalised name or alias, else the
-// closest known entity of that type by name embedding (cosine ≥
-// EntitySimilarity), else a new entity. Names are embedded in one batch.
+// resolveEntities maps every extracted entity's name to an entity id: the
+// entity known under that normalised name or alias, whatever its type,
+// else the closest known entity of the name's type by name embedding
+// (cosine ≥ EntitySimilarity), else a new entity. A name's type is the
+// best its mentions give (see betterType). Names are embedded in one
+// batch.
 func (p *Pipeline) resolveEntities(ctx context.Context, bank string, xfs []extract.Fact, r *resolution) error {
-	r.ents, r.names, r.vecs, r.aliases = map[entKey]string{}, map[string]string{}, map[string][]float32{}, map[string][]string{}
-	var keys []entKey
-	spelling := map[entKey]string{}
-	var norms []string
+	r.ents, r.vecs, r.aliases = map[string]string{}, map[string][]float32{}, map[string][]string{}
+	var norms []string // first-seen order
+	spelling := map[string]string{}
+	types := map[string]memory.EntityType{}
 	for _, xf := range xfs {
 		for _, e := range xf.Entities {
-			k := entKey{entityType(e.Type), memory.NormalizeName(e.Name)}
-			if k.norm == "" {
+			norm := memory.NormalizeName(e.Name)
+			if norm == "" {
 				continue
 			}
-			if _, ok := spelling[k]; !ok {
-				spelling[k] = e.Name
-				keys = append(keys, k)
-				norms = append(norms, k.norm)
+			if _, ok := spelling[norm]; !ok {
+				spelling[norm] = e.Name
+				norms = append(norms, norm)
 			}
+			types[norm] = betterType(types[norm], entityType(e.Type))
 		}
 	}
-	if len(keys) == 0 {
+	if len(norms) == 0 {
 		return nil
 	}
-	slices.Sort(norms)
-	known, err := p.Store.EntitiesByName(ctx, bank, slices.Compact(norms))
+	known, err := p.Store.EntitiesByName(ctx, bank, slices.Sorted(slices.Values(norms)))
 	if err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
 		return fmt.Errorf("resolve entities: %w", err)
 	}
-	byName := map[entKey]string{}
+	byName := map[string]string{}
 	for _, e := range known {
 		for _, n := range append([]string{e.Name}, e.Aliases...) {
-			k := entKey{e.Type, memory.NormalizeName(n)}
-			if _, ok := byName[k]; !ok || e.ID == memory.EntityID(k.t, k.norm) {
-				byName[k] = e.ID
+			norm := memory.NormalizeName(n)
+			// An entity of this very name wins over one known by it as an alias.
+			if _, ok := byName[norm]; !ok || e.ID == memory.EntityID(norm) {
+				byName[norm] = e.ID
 			}
 		}
 	}
-	var open []entKey
-	for _, k := range keys {
-		if eid, ok := byName[k]; ok {
-			r.ents[k] = eid
+	var open []string
+	for _, norm := range norms {
+		if eid, ok := byName[norm]; ok {
+			r.ents[norm] = eid
 			continue
 		}
-		open = append(open, k)
+		open = append(open, norm)
 	}
-	if len(open) > 0 {
-		texts := make([]string, len(open))
-		for i, k := range open {
-			texts[i] = spelling[k]
-		}
-		vecs, err := p.Embedder.Embed(ctx, texts)
-		if err != nil {
-			return fmt.Errorf("embed entity names: %w", err)
-		}
-		if len(vecs) != len(open) {
-			return memory.Errorf(memory.EINTERNAL, "embedder returned %d vectors for %d names", len(vecs), len(open))
-		}
-		for i, k := range open {
-			hits, err := p.Store.SimilarEntities(ctx, bank, k.t, vecs[i], 1, p.entitySimilarity())
-			if err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
-				return fmt.Errorf("resolve entities: %w", err)
-			}
-			if len(hits) > 0 {
-				eid := hits[0].Entity.ID
-				r.ents[k] = eid
-				r.aliases[eid] = append(r.aliases[eid], spelling[k])
-				continue
-			}
-			eid := memory.EntityID(k.t, spelling[k])
-			r.ents[k] = eid
-			r.vecs[eid] = vecs[i]
-		}
+	if len(open) == 0 {
+		return nil
 	}
-	for _, k := range keys {
-		if _, ok := r.names[k.norm]; !ok {
-			r.names[k.norm] = r.ents[k]
+	texts := make([]string, len(open))
+	for i, norm := range open {
+		texts[i] = spelling[norm]
+	}
+	vecs, err := p.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embed entity names: %w", err)
+	}
+	if len(vecs) != len(open) {
+		return memory.Errorf(memory.EINTERNAL, "embedder returned %d vectors for %d names", len(vecs), len(open))
+	}
+	for i, norm := range open {
+		hits, err := p.Store.SimilarEntities(ctx, bank, types[norm], vecs[i], 1, p.entitySimilarity())
+		if err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
+			return fmt.Errorf("resolve entities: %w", err)
 		}
+		if len(hits) > 0 {
+			eid := hits[0].Entity.ID
+			r.ents[norm] = eid
+			r.aliases[eid] = append(r.aliases[eid], spelling[norm])
+			continue
+		}
+		eid := memory.EntityID(norm)
+		r.ents[norm] = eid
+		r.vecs[eid] = vecs[i]
 	}
 	return nil
 }
@@ -148,17 +139,15 @@ func (p *Pipeline) entitySimilarity() float64 {
 }
 
 // relationEnd returns the entity id a relation's subject or object names:
-// an entity of the document of that name, else a new entity of type
-// thing, which it adds to the fact's entities so it is stored.
+// the entity of that name, else a new entity of type thing, which it adds
+// to the fact's entities so it is stored.
 func (r *resolution) relationEnd(xf *extract.Fact, name string) string {
 	norm := memory.NormalizeName(name)
-	if eid, ok := r.names[norm]; ok {
+	if eid, ok := r.ents[norm]; ok {
 		return eid
 	}
-	eid := memory.EntityID(memory.EntityThing, name)
-	k := entKey{memory.EntityThing, norm}
-	r.ents[k] = eid
-	r.names[norm] = eid
+	eid := memory.EntityID(name)
+	r.ents[norm] = eid
 	xf.Entities = append(xf.Entities, extract.Entity{Name: name, Type: memory.EntityThing, Confidence: 1})
 	return eid
 }
@@ -199,7 +188,7 @@ func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, x
 			}
 		}
 		for _, rel := range xfs[i].Relations {
-			s, ok := r.names[memory.NormalizeName(rel.Subject)]
+			s, ok := r.ents[memory.NormalizeName(rel.Subject)]
 			if !ok {
 				continue
 			}

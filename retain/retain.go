@@ -72,7 +72,7 @@ type Pipeline struct {
 	Judge Judge
 	// ResolveEntities maps extracted names to known entities by alias and
 	// by name-embedding similarity within a type, not only by exact
-	// (type, normalised name); the LLM path turns it on.
+	// normalised name; the LLM path turns it on.
 	ResolveEntities bool
 	// ConflictSimilarity, ConflictCandidates, EntitySimilarity and
 	// SemanticLinkSimilarity tune the LLM path; zero means their Default*.
@@ -499,6 +499,11 @@ func EmbedText(f *memory.Fact) string { return f.Body() }
 
 // graph fills the batch's entities, refs, co-occurrences and links.
 //
+// Entities: one per normalised name (memory.EntityID, or the entity r
+// resolved the name to), whatever type each mention gives it; its type is
+// the best known of the batch's mentions (betterType): "Berlin is big"
+// then "we live in Berlin" is one Berlin, a place.
+//
 // Links: each fact is tied to its neighbours in the document (temporal,
 // both directions) and to the previous fact of the document that mentions
 // the same entity (entity, both directions); chaining keeps links linear
@@ -518,15 +523,20 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 		seen := map[string]bool{}
 		var ids []string
 		for _, e := range xf.Entities {
-			if memory.NormalizeName(e.Name) == "" {
+			norm := memory.NormalizeName(e.Name)
+			if norm == "" {
 				continue
 			}
 			typ := entityType(e.Type)
-			eid := memory.EntityID(typ, e.Name)
+			eid := memory.EntityID(norm)
 			if r != nil {
-				if x, ok := r.ents[entKey{typ, memory.NormalizeName(e.Name)}]; ok {
+				if x, ok := r.ents[norm]; ok {
 					eid = x
 				}
+			}
+			a := ents[eid]
+			if a != nil {
+				a.up.Entity.Type = betterType(a.up.Entity.Type, typ)
 			}
 			if seen[eid] {
 				continue
@@ -534,7 +544,6 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			seen[eid] = true
 			ids = append(ids, eid)
 			t := f.EventTime()
-			a := ents[eid]
 			if a == nil {
 				a = &agg{up: memory.EntityUpsert{Entity: memory.Entity{ID: eid, Name: e.Name, Type: typ, FirstSeen: t, LastSeen: t}, Episodes: 1}}
 				if r != nil {
@@ -580,6 +589,16 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 		b.Entities = append(b.Entities, ents[eid].up)
 	}
 	return nil
+}
+
+// betterType returns the better known of two types a name's mentions
+// give it: any type but memory.EntityThing (or none) is better known than
+// it, and between two such types the first stays.
+func betterType(have, t memory.EntityType) memory.EntityType {
+	if have == "" || have == memory.EntityThing {
+		return t
+	}
+	return have
 }
 
 // entityType defaults an extracted entity's type to memory.EntityThing.

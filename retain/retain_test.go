@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -328,11 +329,7 @@ func TestPipeline_Retain_Entities(t *testing.T) {
 	names := map[string]string{}
 	for i, xf := range ex.Facts {
 		for _, xe := range xf.Entities {
-			typ := xe.Type
-			if typ == "" {
-				typ = memory.EntityThing
-			}
-			id := memory.EntityID(typ, xe.Name)
+			id := memory.EntityID(xe.Name)
 			wantRefs[fs[i].ID] = append(wantRefs[fs[i].ID], id)
 			mentions[id]++
 			names[id] = xe.Name
@@ -357,7 +354,7 @@ func TestPipeline_Retain_Entities(t *testing.T) {
 
 	// Spot checks independent of the extractor's output: the speakers are
 	// people, and Caroline is referenced by the two facts she said.
-	caroline := memory.EntityID(memory.EntityPerson, "Caroline")
+	caroline := memory.EntityID("Caroline")
 	if mentions[caroline] != 2 {
 		t.Fatalf("extractor found Caroline %d times, want 2: the test's conversation no longer fits", mentions[caroline])
 	}
@@ -466,8 +463,8 @@ func TestPipeline_Retain_Links(t *testing.T) {
 
 	// Lake Tahoe is mentioned by the second and third facts: they are tied
 	// both ways. Caroline only speaks (first and third): no entity link.
-	tahoe := memory.EntityID(memory.EntityThing, "Lake Tahoe")
-	caroline := memory.EntityID(memory.EntityPerson, "Caroline")
+	tahoe := memory.EntityID("Lake Tahoe")
+	caroline := memory.EntityID("Caroline")
 	ls, err := e.store.Links(e.ctx, "b", factIDs(fs), memory.LinkEntity)
 	if err != nil {
 		t.Fatal(err)
@@ -625,7 +622,7 @@ func TestPipeline_Retain_Duplicate(t *testing.T) {
 	if !slices.Equal(factIDs(after), factIDs(beforeFacts)) {
 		t.Errorf("facts after a duplicate = %q, want %q", factIDs(after), factIDs(beforeFacts))
 	}
-	ents, err := e.store.Entities(e.ctx, "b", []string{memory.EntityID(memory.EntityPerson, "Caroline")})
+	ents, err := e.store.Entities(e.ctx, "b", []string{memory.EntityID("Caroline")})
 	if err != nil || len(ents) != 1 {
 		t.Fatalf("Entities = %v, %v", ents, err)
 	}
@@ -1061,7 +1058,7 @@ func TestPipeline_Retain_Extractor(t *testing.T) {
 		if _, err := p.Retain(e.ctx, memory.RetainRequest{BankID: "b", Text: "Kenobi."}); err != nil {
 			t.Fatal(err)
 		}
-		id := memory.EntityID(memory.EntityThing, "Kenobi")
+		id := memory.EntityID("Kenobi")
 		ents, err := e.store.Entities(e.ctx, "b", []string{id})
 		if err != nil {
 			t.Fatal(err)
@@ -1071,6 +1068,71 @@ func TestPipeline_Retain_Extractor(t *testing.T) {
 		}
 		if got := testutil.Stats(t, e.store, "b").Entities; got != 1 {
 			t.Errorf("Stats.Entities = %d, want 1 (a duplicate and a nameless entity dropped)", got)
+		}
+	})
+}
+
+// TestPipeline_Retain_OneEntityPerName checks that one name is one entity
+// of a bank whatever type its mentions give it: within a retain its type
+// is the best known (a place or person upgrades a thing), and a later
+// retain that types it otherwise adds to the same entity.
+func TestPipeline_Retain_OneEntityPerName(t *testing.T) {
+	t.Run("Offline", func(t *testing.T) {
+		e := newEnv(t)
+		// The heuristic extractor reads "Berlin" opening a sentence as a
+		// thing and after "in" as a place.
+		e.retain(memory.RetainRequest{BankID: "b", Text: "Berlin is big and loud. We moved to a flat in Berlin last year."})
+		e.retain(memory.RetainRequest{BankID: "b", Text: "I love Berlin."})
+		ents, err := e.store.EntitiesByName(e.ctx, "b", []string{"berlin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ents) != 1 || ents[0].ID != memory.EntityID("Berlin") || ents[0].Type != memory.EntityPlace {
+			t.Fatalf("entities named Berlin = %+v, want one place", ents)
+		}
+		if got := ents[0].MentionCount; got != 3 {
+			t.Errorf("MentionCount = %d, want 3 (one a fact)", got)
+		}
+	})
+	t.Run("TypesInOneFact", func(t *testing.T) {
+		tests := []struct {
+			name  string
+			types []memory.EntityType
+			want  memory.EntityType
+		}{
+			{"ThingThenPlace", []memory.EntityType{memory.EntityThing, memory.EntityPlace}, memory.EntityPlace},
+			{"PlaceThenThing", []memory.EntityType{memory.EntityPlace, memory.EntityThing}, memory.EntityPlace},
+			{"UntypedThenPerson", []memory.EntityType{"", memory.EntityPerson}, memory.EntityPerson},
+			{"PersonThenPlace", []memory.EntityType{memory.EntityPerson, memory.EntityPlace}, memory.EntityPerson},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				e := newEnv(t)
+				var xfs []extract.Fact
+				for _, typ := range tt.types {
+					xfs = append(xfs, extract.Fact{Text: "Jordan.", Entities: []extract.Entity{{Name: "Jordan", Type: typ}}})
+				}
+				// The types of one name in one fact, then in two facts.
+				one := extract.Fact{Text: "Jordan!"}
+				for _, xf := range xfs {
+					one.Entities = append(one.Entities, xf.Entities...)
+				}
+				for i, fs := range [][]extract.Fact{{one}, xfs} {
+					p := retain.New(e.store, e.emb, stubExtractor{res: &extract.Result{Chunks: []string{"Jordan."}, Facts: fs}})
+					bank := "b" + strconv.Itoa(i)
+					testutil.CreateBank(t, e.store, bank)
+					if _, err := p.Retain(e.ctx, memory.RetainRequest{BankID: bank, Text: "Jordan."}); err != nil {
+						t.Fatal(err)
+					}
+					ents, err := e.store.EntitiesByName(e.ctx, bank, []string{"jordan"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(ents) != 1 || ents[0].Type != tt.want || ents[0].MentionCount != len(fs) {
+						t.Errorf("%d facts: entities = %+v, want one %s mentioned %d times", len(fs), ents, tt.want, len(fs))
+					}
+				}
+			})
 		}
 	})
 }

@@ -427,6 +427,65 @@ func TestImport_Example(t *testing.T) {
 	})
 }
 
+// TestImport_Detect checks that import tells a file's format from its
+// content when its name does not: LoCoMo, a chat transcript, a bank
+// export; and refuses what is none of them.
+func TestImport_Detect(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Run("LoCoMo", func(t *testing.T) {
+		db := newDB(t)
+		b, err := os.ReadFile(filepath.Join("..", "..", "importer", "testdata", "locomo-tiny.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := mustRun(t, db, "import", write("conversations.data", "\n "+string(b)))
+		if !strings.Contains(out, "imported 4 of 4 items") {
+			t.Errorf("import printed %q, want 4 sessions imported", out)
+		}
+		if st := stats(t, db, "tiny-1"); st.Documents != 3 || st.Facts == 0 {
+			t.Errorf("bank tiny-1: %+v, want its 3 sessions", st)
+		}
+	})
+	t.Run("Chat", func(t *testing.T) {
+		db := newDB(t)
+		out := mustRun(t, db, "import", write("chat.log", `{"speaker": "Maya", "text": "I moved to Lisbon in March 2021.", "time": "2024-03-04"}`+"\n"))
+		if !strings.Contains(out, "imported 1 of 1 items") {
+			t.Errorf("import printed %q, want 1 item", out)
+		}
+	})
+	t.Run("Export", func(t *testing.T) {
+		db := newDB(t)
+		mustRun(t, db, "bank", "create", "alice")
+		mustRun(t, db, "--bank", "alice", "retain", "I moved to Lisbon in March 2021.")
+		path := filepath.Join(dir, "alice.jsonl") // an export, whatever its name says
+		mustRun(t, db, "--bank", "alice", "export", "-o", path)
+		other := newDB(t)
+		if out := mustRun(t, other, "import", path); !strings.Contains(out, "imported bank alice") {
+			t.Errorf("import printed %q, want the bank alice imported", out)
+		}
+		if st := stats(t, other, "alice"); st.Facts != 1 {
+			t.Errorf("bank alice: %+v, want its fact", st)
+		}
+	})
+	for _, tt := range []struct{ name, content string }{
+		{"Empty", ""},
+		{"Blank", " \n\t\n"},
+		{"Text", "Maya moved to Lisbon.\n"},
+	} {
+		t.Run("Err"+tt.name, func(t *testing.T) {
+			wantFailure(t, mnemoRun(t, newDB(t), "import", write(tt.name+".txt", tt.content)), exitInvalid, tt.name+".txt", "set --format")
+		})
+	}
+}
+
 func TestBank(t *testing.T) {
 	db := newDB(t)
 	listJSON := func() []string {
@@ -713,7 +772,7 @@ func TestUsageError(t *testing.T) {
 		{"SubcommandArgs", []string{"bank", "create"}, true},
 		{"CompletionArgs", []string{"completion", "bash", "extra"}, true},
 		{"CommandsOwn", []string{"import", "--poll", "1s", "x.jsonl"}, true}, // usagef
-		{"NotUsage", []string{"recall", "  "}, false},                       // EINVALID from the engine
+		{"NotUsage", []string{"recall", "  "}, false},                        // EINVALID from the engine
 		{"NotUsageNotFound", []string{"--bank", "nobody", "stats"}, false},
 	}
 	for _, tt := range tests {

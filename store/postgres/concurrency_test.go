@@ -27,8 +27,8 @@ const (
 )
 
 var (
-	shared = memory.EntityID(memory.EntityPerson, "Melanie")
-	other  = memory.EntityID(memory.EntityPlace, "Lyon")
+	shared = memory.EntityID("Melanie")
+	other  = memory.EntityID("Lyon")
 )
 
 // TestStore_TwoProcesses runs two processes (this test binary again, as

@@ -49,8 +49,8 @@ func testAtomicityUnknownSupersede(e *env) {
 // attempt recorded no content hash).
 func testAtomicity(e *env, breakIt func(w *memory.WriteBatch), codes ...string) {
 	e.newBank("b")
-	mel := memory.EntityID(memory.EntityPerson, "Melanie")
-	kayak := memory.EntityID(memory.EntityThing, "Kayak")
+	mel := memory.EntityID("Melanie")
+	kayak := memory.EntityID("Kayak")
 	base := NewTestBatch("b", "base", "Melanie owns a red bicycle", "Melanie repaired the bicycle chain")
 	base.Entities = []memory.EntityUpsert{{Entity: memory.Entity{ID: mel, Name: "Melanie", Type: memory.EntityPerson, FirstSeen: hours(-10), LastSeen: hours(-10)}, Mentions: 1, Episodes: 1}}
 	base.Refs = []memory.EntityRef{{FactID: "base-f0", EntityID: mel}}

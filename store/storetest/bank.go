@@ -107,7 +107,7 @@ func testBankDelete(e *env) {
 	e.newBank("a")
 	e.newBank("b")
 	w := NewTestBatch("a", "doc", "Melanie adopted a puppy named Biscuit")
-	ent := memory.Entity{ID: memory.EntityID(memory.EntityPerson, "Melanie"), Name: "Melanie", Type: memory.EntityPerson, Aliases: []string{"Mel"}}
+	ent := memory.Entity{ID: memory.EntityID("Melanie"), Name: "Melanie", Type: memory.EntityPerson, Aliases: []string{"Mel"}}
 	w.Entities = []memory.EntityUpsert{{Entity: ent, Mentions: 1, Episodes: 1}}
 	w.Refs = []memory.EntityRef{{FactID: w.Facts[0].ID, EntityID: ent.ID}}
 	e.writeNew(w)
@@ -223,8 +223,8 @@ func testBankUnknown(e *env) {
 		{"Links", errOf(s.Links(ctx, bank, ids))},
 		{"EntitiesByName", errOf(s.EntitiesByName(ctx, bank, []string{"melanie"}))},
 		{"EntityRefs", errOf(s.EntityRefs(ctx, bank, ids))},
-		{"FactsByEntities", errOf(s.FactsByEntities(ctx, bank, []string{memory.EntityID(memory.EntityPerson, "Melanie")}, 10))},
-		{"Entities", errOf(s.Entities(ctx, bank, []string{memory.EntityID(memory.EntityPerson, "Melanie")}))},
+		{"FactsByEntities", errOf(s.FactsByEntities(ctx, bank, []string{memory.EntityID("Melanie")}, 10))},
+		{"Entities", errOf(s.Entities(ctx, bank, []string{memory.EntityID("Melanie")}))},
 		{"RecordAccess", s.RecordAccess(ctx, bank, ids, testTime)},
 		{"Stats", errOf(s.Stats(ctx, bank))},
 	}

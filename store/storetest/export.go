@@ -56,8 +56,8 @@ func WriteExportBank(ctx context.Context, t testing.TB, s memory.Store) {
 	w.Document.Source, w.Document.Metadata, w.Document.Tags = memory.SourceChat, map[string]string{"b": "2", "a": "1"}, []string{"family"}
 	w.Facts = append(w.Facts, fullFact("x", "d1", "d1-full", "Melanie prefers green tea in the morning.", 2))
 	w.Chunks = append(w.Chunks, &memory.Chunk{ID: memory.ChunkID("x", "d1", 2), BankID: "x", DocumentID: "d1", Index: 2, Text: "Melanie prefers green tea in the morning."})
-	mel := memory.EntityID(memory.EntityPerson, "Melanie")
-	acme := memory.EntityID(memory.EntityOrganization, "Acme")
+	mel := memory.EntityID("Melanie")
+	acme := memory.EntityID("Acme")
 	w.Entities = []memory.EntityUpsert{
 		{Entity: memory.Entity{ID: mel, Name: "Melanie", Type: memory.EntityPerson, Aliases: []string{"Mel", "Melly"}, FirstSeen: hours(-48), LastSeen: hours(-1)},
 			Embedding: TestVector("Melanie", TestDimension), Mentions: 3, Episodes: 1},

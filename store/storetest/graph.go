@@ -10,9 +10,9 @@ import (
 // query; a closed edge stays readable but is not Current.
 func testGraphRelations(e *env) {
 	e.newBank("b")
-	mel := memory.EntityID(memory.EntityPerson, "Melanie")
-	acme := memory.EntityID(memory.EntityOrganization, "Acme")
-	globex := memory.EntityID(memory.EntityOrganization, "Globex")
+	mel := memory.EntityID("Melanie")
+	acme := memory.EntityID("Acme")
+	globex := memory.EntityID("Globex")
 	r1 := &memory.Relation{ID: "r1", BankID: "b", SubjectID: mel, Predicate: "works_at", ObjectID: acme, Confidence: 0.9, FactIDs: []string{"doc1-f0"}, ValidFrom: hours(-100), CreatedAt: hours(-100)}
 	w1 := NewTestBatch("b", "doc1", "Melanie works at Acme")
 	w1.Relations = []*memory.Relation{r1}
@@ -107,7 +107,7 @@ func testGraphSimilarEntities(e *env) {
 		return xs
 	}
 	ent := func(typ memory.EntityType, name string, vec []float32) memory.EntityUpsert {
-		return memory.EntityUpsert{Entity: memory.Entity{ID: memory.EntityID(typ, name), Name: name, Type: typ}, Embedding: vec, Mentions: 1, Episodes: 1}
+		return memory.EntityUpsert{Entity: memory.Entity{ID: memory.EntityID(name), Name: name, Type: typ}, Embedding: vec, Mentions: 1, Episodes: 1}
 	}
 	w := NewTestBatch("b", "doc1", "Bob met Robert at Acme")
 	w.Entities = []memory.EntityUpsert{
@@ -157,8 +157,8 @@ func entityHits(hs []memory.EntityHit) []string {
 // for an entity it creates; nothing clears it.
 func testGraphContradicted(e *env) {
 	e.newBank("b")
-	mel := memory.EntityID(memory.EntityPerson, "Melanie")
-	bob := memory.EntityID(memory.EntityPerson, "Bob")
+	mel := memory.EntityID("Melanie")
+	bob := memory.EntityID("Bob")
 	w := NewTestBatch("b", "doc1", "Melanie likes Nike")
 	w.Entities = []memory.EntityUpsert{{Entity: memory.Entity{ID: mel, Name: "Melanie", Type: memory.EntityPerson}, Mentions: 1, Episodes: 1}}
 	e.writeNew(w)

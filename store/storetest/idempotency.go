@@ -32,7 +32,7 @@ func maxSeq(fs []*memory.Fact) int64 {
 // and reports the stored document.
 func testIdempotencyDuplicate(e *env) {
 	e.newBank("b")
-	mel := memory.EntityID(memory.EntityPerson, "Melanie")
+	mel := memory.EntityID("Melanie")
 	build := func() *memory.WriteBatch {
 		w := NewTestBatch("b", "doc", "Melanie adopted a kitten", "The kitten is called Miso")
 		w.Entities = []memory.EntityUpsert{{Entity: memory.Entity{ID: mel, Name: "Melanie", Type: memory.EntityPerson}, Mentions: 1, Episodes: 1}}
@@ -60,7 +60,7 @@ func testIdempotencyDuplicate(e *env) {
 	renameDocument(w, "doc-again")
 	w.Refs[0].FactID = w.Facts[0].ID
 	w.Links[0].FromID, w.Links[0].ToID = w.Facts[0].ID, w.Facts[1].ID
-	w.Entities = append(w.Entities, memory.EntityUpsert{Entity: memory.Entity{ID: memory.EntityID(memory.EntityThing, "Miso"), Name: "Miso", Type: memory.EntityThing}, Mentions: 1})
+	w.Entities = append(w.Entities, memory.EntityUpsert{Entity: memory.Entity{ID: memory.EntityID("Miso"), Name: "Miso", Type: memory.EntityThing}, Mentions: 1})
 	w.Reinforce = []string{"doc-f0"}
 	w.Supersede = []memory.Supersession{{FactID: "doc-f1", SupersededBy: "doc-again-f1", ValidTo: testTime, ExpiredAt: testTime}}
 	if got, want := *e.write(w), (memory.WriteResult{Duplicate: true, DocumentID: "doc"}); got != want {
@@ -91,7 +91,7 @@ func testIdempotencyDuplicate(e *env) {
 // every read and search; the new ones take their place.
 func testIdempotencyReplace(e *env) {
 	e.newBank("b")
-	mel := memory.EntityID(memory.EntityPerson, "Melanie")
+	mel := memory.EntityID("Melanie")
 	upsert := []memory.EntityUpsert{{Entity: memory.Entity{ID: mel, Name: "Melanie", Type: memory.EntityPerson}, Mentions: 1, Episodes: 1}}
 	build1 := func() *memory.WriteBatch {
 		w := NewTestBatch("b", "d1", "Melanie keeps an alpaca", "The alpaca is named Pablo")

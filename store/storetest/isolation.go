@@ -23,7 +23,7 @@ type isolated struct {
 var isolationTexts = []string{"Melanie went hiking in the Alps", "Melanie likes strong coffee", "The meeting moved to Friday"}
 
 func newIsolated(bank string, mentions int, alias string) isolated {
-	mel := memory.EntityID(memory.EntityPerson, "Melanie")
+	mel := memory.EntityID("Melanie")
 	w := &memory.WriteBatch{BankID: bank, Document: NewTestDocument(bank, "doc", memory.SourceChat, "shared", "same content in both banks")}
 	own := []string{bank + "-1", bank + "-2", bank + "-3"}
 	for i, text := range isolationTexts {

@@ -12,7 +12,7 @@ import (
 // the filter asks for superseded facts, and FactsByEntity skips it.
 func testLifecycleSupersede(e *env) {
 	e.newBank("b")
-	mel := memory.EntityID(memory.EntityPerson, "Melanie")
+	mel := memory.EntityID("Melanie")
 	upsert := []memory.EntityUpsert{{Entity: memory.Entity{ID: mel, Name: "Melanie", Type: memory.EntityPerson}, Mentions: 1, Episodes: 1}}
 	w1 := NewTestBatch("b", "doc1", "Melanie works at Acme as an engineer", "Melanie lives in Berlin")
 	w1.Entities = upsert
@@ -140,9 +140,9 @@ func testStatsCounts(e *env) {
 	if got := e.stats("b"); got != (memory.Stats{}) {
 		e.t.Errorf("Stats of a new bank: got %+v, want zero", got)
 	}
-	a := memory.EntityID(memory.EntityPerson, "Melanie")
-	b := memory.EntityID(memory.EntityPlace, "Lyon")
-	c := memory.EntityID(memory.EntityTopic, "Jazz")
+	a := memory.EntityID("Melanie")
+	b := memory.EntityID("Lyon")
+	c := memory.EntityID("Jazz")
 	up := func(id, name string, t memory.EntityType) memory.EntityUpsert {
 		return memory.EntityUpsert{Entity: memory.Entity{ID: id, Name: name, Type: t}, Mentions: 1, Episodes: 1}
 	}

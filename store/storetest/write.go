@@ -27,17 +27,17 @@ func newRoundTrip(bank string) roundTrip {
 	f3.Status = "" // stored as active
 	f1.Seq = 999   // Seq is the store's to assign
 	mel := memory.Entity{
-		ID: memory.EntityID(memory.EntityPerson, "Melanie Smith"), BankID: bank,
+		ID: memory.EntityID("Melanie Smith"), BankID: bank,
 		Name: "Melanie Smith", Type: memory.EntityPerson, Aliases: []string{"Mel"},
 		FirstSeen: hours(-48), LastSeen: hours(-24), MentionCount: 2, EpisodeCount: 1,
 	}
 	paris := memory.Entity{
-		ID: memory.EntityID(memory.EntityPlace, "Paris"), BankID: bank,
+		ID: memory.EntityID("Paris"), BankID: bank,
 		Name: "Paris", Type: memory.EntityPlace,
 		FirstSeen: hours(-48), LastSeen: hours(-46), MentionCount: 2, EpisodeCount: 1,
 	}
-	parisTopic := memory.Entity{ // same name, another type: another entity
-		ID: memory.EntityID(memory.EntityTopic, "Paris"), BankID: bank,
+	parisTopic := memory.Entity{ // same name, another id: another entity
+		ID: memory.EntityID("Paris") + "_topic", BankID: bank,
 		Name: "Paris", Type: memory.EntityTopic, Aliases: []string{"City of Light"},
 		FirstSeen: hours(-40), LastSeen: hours(-40), MentionCount: 1, EpisodeCount: 1,
 	}
@@ -248,7 +248,7 @@ func testWriteZeroTimes(e *env) {
 	w.Document.OccurredAt, w.Document.CreatedAt = zeroTime, zeroTime
 	f := w.Facts[0]
 	f.MentionedAt, f.CreatedAt = zeroTime, zeroTime
-	ent := memory.Entity{ID: memory.EntityID(memory.EntityPerson, "Melanie"), BankID: "b", Name: "Melanie", Type: memory.EntityPerson, MentionCount: 1}
+	ent := memory.Entity{ID: memory.EntityID("Melanie"), BankID: "b", Name: "Melanie", Type: memory.EntityPerson, MentionCount: 1}
 	w.Entities = []memory.EntityUpsert{{Entity: entityInput(ent), Mentions: 1}}
 	w.Relations = []*memory.Relation{{ID: "r1", BankID: "b", SubjectID: ent.ID, Predicate: "has_sister", ObjectID: ent.ID, Confidence: 1}}
 	e.writeNew(w)
@@ -328,7 +328,7 @@ func testWriteRecordsDimension(e *env) {
 // the store agrees with memory.MergeEntity after every upsert.
 func testWriteEntityUpsert(e *env) {
 	e.newBank("b")
-	id := memory.EntityID(memory.EntityPerson, "Melanie")
+	id := memory.EntityID("Melanie")
 	upserts := []memory.EntityUpsert{
 		{Entity: memory.Entity{ID: id, Name: "Melanie", Type: memory.EntityPerson, Aliases: []string{"Mel"}, FirstSeen: hours(5), LastSeen: hours(10)}, Mentions: 2, Episodes: 1},
 		{Entity: memory.Entity{ID: id, Name: "melanie", Type: memory.EntityPerson, Aliases: []string{"Mel", "Mels", "Melanie S."}, FirstSeen: hours(3), LastSeen: hours(8)}, Mentions: 3, Episodes: 1},
@@ -382,9 +382,9 @@ func testWriteEntityUpsert(e *env) {
 // is how a contradiction closes an edge (ValidTo, ExpiredAt).
 func testWriteRelationUpsert(e *env) {
 	e.newBank("b")
-	mel := memory.EntityID(memory.EntityPerson, "Melanie")
-	acme := memory.EntityID(memory.EntityOrganization, "Acme")
-	globex := memory.EntityID(memory.EntityOrganization, "Globex")
+	mel := memory.EntityID("Melanie")
+	acme := memory.EntityID("Acme")
+	globex := memory.EntityID("Globex")
 	r1 := &memory.Relation{ID: "r1", BankID: "b", SubjectID: mel, Predicate: "works_at", ObjectID: acme, Confidence: 0.9, FactIDs: []string{"doc1-f0"}, ValidFrom: hours(-100), CreatedAt: hours(-100)}
 	w1 := NewTestBatch("b", "doc1", "Melanie works at Acme")
 	w1.Relations = []*memory.Relation{r1}
