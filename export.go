@@ -51,13 +51,6 @@ type ImportBankReport struct {
 	Counts  map[string]int `json:"counts"`
 }
 
-// IsExport reports whether line, the first line of a file, begins a bank
-// export (Engine.Export) of any format version, this mnemo's or older.
-func IsExport(line []byte) bool {
-	_, _, err := memory.ReadExportHeader(line)
-	return err == nil
-}
-
 // ImportBank reads an export written by Export (from this store or
 // another: SQLite to PostgreSQL and back; of this format version or an
 // older one, upgraded as it is read) and creates the bank it holds,

@@ -31,6 +31,11 @@ func TestKeys(t *testing.T) {
 		{wire.RecallResult{}, "id text score occurred_at speaker explain status previously"},
 		{wire.StrategyScore{}, "rank score"},
 		{wire.Previous{}, "id text speaker valid_to"},
+		{wire.Import{}, "report problems"},
+		{wire.ImportReport{}, "items retained duplicates facts failed"},
+		{wire.ImportFailure{}, "bank item error"},
+		{wire.Problem{}, "line error"},
+		{wire.ImportBank{}, "bank records counts"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -90,7 +91,7 @@ func (g *globals) importExport(cmd *cobra.Command, path string) error {
 		return err
 	}
 	if g.json {
-		return g.printJSON(rep)
+		return g.printJSON(wire.ImportBank{Bank: rep.Bank, Records: rep.Records, Counts: rep.Counts})
 	}
 	fmt.Fprintf(g.stdout, "imported bank %s: %d records (%d documents, %d facts, %d entities, %d relations, %d links)\n",
 		rep.Bank, rep.Records, rep.Counts[memory.RecordDocument], rep.Counts[memory.RecordFact], rep.Counts[memory.RecordEntity],

@@ -10,6 +10,7 @@ import (
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -94,7 +95,7 @@ Malformed lines are reported and skipped.`,
 				return err
 			}
 			if g.json {
-				if err := g.printJSON(map[string]any{"report": rep, "problems": problems}); err != nil {
+				if err := g.printJSON(importJSON(rep, problems)); err != nil {
 					return err
 				}
 			} else {
@@ -136,4 +137,16 @@ func detectFormat(path string) (importer.Format, error) {
 		return "", memory.Errorf(memory.EINVALID, "%s: %s; set --format", path, memory.ErrorMessage(err))
 	}
 	return format, nil
+}
+
+// importJSON is the wire shape of an import's report and skipped lines.
+func importJSON(rep *mnemo.ImportReport, problems []importer.Problem) wire.Import {
+	out := wire.Import{Report: wire.ImportReport{Items: rep.Items, Retained: rep.Retained, Duplicates: rep.Duplicates, Facts: rep.Facts}}
+	for _, f := range rep.Failed {
+		out.Report.Failed = append(out.Report.Failed, wire.ImportFailure{Bank: f.Bank, Item: f.Item, Error: f.Error})
+	}
+	for _, p := range problems {
+		out.Problems = append(out.Problems, wire.Problem{Line: p.Line, Error: p.Err})
+	}
+	return out
 }
