@@ -468,7 +468,7 @@ func (s *Store) RecordAccess(ctx context.Context, bankID string, factIDs []strin
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `UPDATE banks SET access_version = access_version + 1 WHERE id = ? RETURNING access_version`, bankID).Scan(&av)
 		if errors.Is(err, sql.ErrNoRows) {
-			return unknownBank(bankID)
+			return memory.UnknownBank(bankID)
 		}
 		if err != nil {
 			return err
