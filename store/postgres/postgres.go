@@ -43,6 +43,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -243,7 +244,7 @@ func (s *Store) CreateBank(ctx context.Context, b *memory.Bank) error {
 
 const bankColumns = `id, name, settings, embedder, dimension, created_at`
 
-func scanBank(r pgx.Row) (*memory.Bank, error) {
+func scanBank(r dbrows.Scanner) (*memory.Bank, error) {
 	var b memory.Bank
 	var settings []byte
 	var created time.Time
@@ -273,15 +274,7 @@ func (s *Store) Banks(ctx context.Context) ([]*memory.Bank, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Bank
-	for rows.Next() {
-		b, err := scanBank(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, scanBank)
 }
 
 // bankTables are the tables holding a bank's rows, children first.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -35,7 +36,7 @@ func (s *Store) Watermark(ctx context.Context, bankID, source string) (*memory.W
 
 const jobColumns = `bank_id, id, kind, payload, status, attempts, result, error, created_at, updated_at`
 
-func scanJob(r pgx.Row) (*memory.Job, error) {
+func scanJob(r dbrows.Scanner) (*memory.Job, error) {
 	var j memory.Job
 	var status string
 	var created, updated time.Time
@@ -136,15 +137,7 @@ func (s *Store) Jobs(ctx context.Context, bankID string, limit int) ([]*memory.J
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	defer rows.Close()
-	var out []*memory.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, scanJob)
 }
 
 // RequeueJobs implements memory.Store. A requeued job keeps its attempts
@@ -209,7 +202,7 @@ func (s *Store) AppendSession(ctx context.Context, bankID, session string, msgs 
 
 const sessionStateColumns = `session, count(*), count(*) FILTER (WHERE role = 'user'), min(seq), max(seq), max(received)`
 
-func scanSessionState(r pgx.Row) (*memory.SessionState, error) {
+func scanSessionState(r dbrows.Scanner) (*memory.SessionState, error) {
 	var st memory.SessionState
 	var last time.Time
 	if err := r.Scan(&st.Session, &st.Messages, &st.UserMessages, &st.FirstSeq, &st.LastSeq, &last); err != nil {

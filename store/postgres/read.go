@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -119,15 +120,8 @@ func (s *Store) Chunks(ctx context.Context, bankID, documentID string) ([]*memor
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Chunk
-	for rows.Next() {
-		c := &memory.Chunk{BankID: bankID}
-		if err := rows.Scan(&c.ID, &c.DocumentID, &c.Index, &c.Text); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := dbrows.Collect(rows, dbrows.Chunk(bankID))
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -181,15 +175,7 @@ func filterSQL(flt memory.Filter, p *params) string {
 
 func scanHits(rows pgx.Rows) ([]memory.Hit, error) {
 	defer rows.Close()
-	var out []memory.Hit
-	for rows.Next() {
-		var h memory.Hit
-		if err := rows.Scan(&h.ID, &h.Score); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, dbrows.Hit)
 }
 
 // Links implements memory.Store.
@@ -214,17 +200,7 @@ func (s *Store) Links(ctx context.Context, bankID string, factIDs []string, kind
 		return nil, err
 	}
 	defer rows.Close()
-	var out []memory.Link
-	for rows.Next() {
-		l := memory.Link{BankID: bankID}
-		var kind string
-		if err := rows.Scan(&l.FromID, &l.ToID, &kind, &l.EntityID, &l.Weight); err != nil {
-			return nil, err
-		}
-		l.Kind = memory.LinkKind(kind)
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, dbrows.Link(bankID))
 }
 
 // EntitiesByName implements memory.Store.
@@ -273,15 +249,10 @@ func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*m
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Entity
-	for rows.Next() {
-		e, err := scanEntity(bankID, rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := dbrows.Collect(rows, func(r dbrows.Scanner) (*memory.Entity, error) {
+		return scanEntity(bankID, r)
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -300,15 +271,8 @@ func (s *Store) EntityRefs(ctx context.Context, bankID string, factIDs []string)
 		return nil, err
 	}
 	defer rows.Close()
-	var out []memory.EntityRef
-	for rows.Next() {
-		var r memory.EntityRef
-		if err := rows.Scan(&r.FactID, &r.EntityID); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := dbrows.Collect(rows, dbrows.EntityRef)
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -159,15 +160,7 @@ func (s *Store) Jobs(ctx context.Context, bankID string, limit int) ([]*memory.J
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	defer rows.Close()
-	var out []*memory.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, scanJob)
 }
 
 // RequeueJobs implements memory.Store. A requeued job keeps its attempts

@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store/sqlite/internal/mirror"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -300,15 +301,7 @@ func (s *Store) Banks(ctx context.Context) ([]*memory.Bank, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Bank
-	for rows.Next() {
-		b, err := scanBank(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, scanBank)
 }
 
 func scanBank(r interface{ Scan(...any) error }) (*memory.Bank, error) {
