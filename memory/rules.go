@@ -254,3 +254,18 @@ func (o *Observation) StatusKind() (Status, ObservationKind) {
 	}
 	return status, kind
 }
+
+// OrderByIDs returns the values of byID in the order of ids, the order
+// a Store returns what it is asked for by id: an id not in byID is left
+// out, and an id asked twice comes back once.
+func OrderByIDs[T any](ids []string, byID map[string]T) []T {
+	out := make([]T, 0, len(byID))
+	seen := make(map[string]bool, len(byID))
+	for _, id := range ids {
+		if v, ok := byID[id]; ok && !seen[id] {
+			out = append(out, v)
+			seen[id] = true
+		}
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -332,5 +333,16 @@ func TestSmallRules(t *testing.T) {
 	}
 	if err := memory.UnknownBank("b"); code(err) != memory.ENOTFOUND {
 		t.Errorf("UnknownBank code = %q", code(err))
+	}
+}
+
+func TestOrderByIDs(t *testing.T) {
+	byID := map[string]int{"a": 1, "b": 2, "c": 3}
+	got := memory.OrderByIDs([]string{"c", "x", "a", "c", "b"}, byID)
+	if want := []int{3, 1, 2}; !slices.Equal(got, want) {
+		t.Errorf("OrderByIDs = %v, want %v", got, want)
+	}
+	if got := memory.OrderByIDs(nil, byID); len(got) != 0 {
+		t.Errorf("OrderByIDs(nil) = %v, want none", got)
 	}
 }

@@ -50,3 +50,17 @@ func String(r Scanner) (string, error) {
 	err := r.Scan(&s)
 	return s, err
 }
+
+// Pairs scans each row of r, two text columns (key, value), into m:
+// value is appended to m[key], in row order. It returns the first scan
+// error, or r's error after the last row.
+func Pairs(r Rows, m map[string][]string) error {
+	return Each(r, func(s Scanner) error {
+		var k, v string
+		if err := s.Scan(&k, &v); err != nil {
+			return err
+		}
+		m[k] = append(m[k], v)
+		return nil
+	})
+}

@@ -92,14 +92,7 @@ func (s *Store) Observations(ctx context.Context, bankID string, ids []string) (
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]*memory.Observation, 0, len(byID))
-	for _, id := range ids {
-		if o := byID[id]; o != nil {
-			out = append(out, o)
-			delete(byID, id)
-		}
-	}
-	return out, nil
+	return memory.OrderByIDs(ids, byID), nil
 }
 
 // SearchObservationsVector implements memory.ObservationStore with an

@@ -73,14 +73,7 @@ func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memo
 	if len(byID) == 0 {
 		return nil, requireBank(ctx, s.pool, bankID)
 	}
-	out := make([]*memory.Fact, 0, len(byID))
-	for _, id := range ids {
-		if f := byID[id]; f != nil {
-			out = append(out, f)
-			delete(byID, id) // a repeated id is returned once
-		}
-	}
-	return out, nil
+	return memory.OrderByIDs(ids, byID), nil
 }
 
 // DocumentByItem implements memory.Store.
@@ -299,14 +292,7 @@ func (s *Store) FactsByEntities(ctx context.Context, bankID string, entityIDs []
 		return nil, err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var e, f string
-		if err := rows.Scan(&e, &f); err != nil {
-			return nil, err
-		}
-		out[e] = append(out[e], f)
-	}
-	return out, rows.Err()
+	return out, dbrows.Pairs(rows, out)
 }
 
 // RecordAccess implements memory.Store: an atomic increment, so accesses

@@ -406,14 +406,7 @@ func (s *Store) FactsByEntities(ctx context.Context, bankID string, entityIDs []
 		return nil, err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var e, f string
-		if err := rows.Scan(&e, &f); err != nil {
-			return nil, err
-		}
-		out[e] = append(out[e], f)
-	}
-	return out, rows.Err()
+	return out, dbrows.Pairs(rows, out)
 }
 
 func scanStrings(rows *sql.Rows) ([]string, error) {
