@@ -62,7 +62,8 @@ const (
 // (memory/export.go and its golden files); store/storetest (NewTestFact
 // and the round-trip batch must set it, so that a store that drops it
 // fails; the reference store in memstore_test.go keeps it); and package
-// wire when clients see it (wire.RecallResult).
+// wire when clients see it (wire.RecallResult). A field with a default
+// on write takes it in [PrepareFacts], which both stores call.
 type Fact struct {
 	ID         string
 	BankID     string

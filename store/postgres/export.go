@@ -30,7 +30,7 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 	defer tx.Rollback(context.Background())
 	b, err := scanBank(tx.QueryRow(ctx, `SELECT `+bankColumns+` FROM banks WHERE id = $1`, bankID))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return unknownBank(bankID)
+		return memory.UnknownBank(bankID)
 	}
 	if err != nil {
 		return err
@@ -242,7 +242,7 @@ func (s *Store) Import(ctx context.Context, bankID string, recs []*memory.Export
 		var nextSeq int64
 		err := tx.QueryRow(ctx, `SELECT dimension, next_seq FROM banks WHERE id = $1`, bankID).Scan(&dim, &nextSeq)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return unknownBank(bankID)
+			return memory.UnknownBank(bankID)
 		}
 		if err != nil {
 			return err
@@ -361,17 +361,9 @@ func importRow(bank string, rec *memory.ExportRecord, dim *int) ([]any, error) {
 		c := rec.Chunk
 		return []any{bank, c.ID, c.DocumentID, c.Index, c.Text}, nil
 	case rec.Kind == memory.RecordFact && rec.Fact != nil:
-		f := rec.Fact.Fact(bank)
-		if f.ID == "" || f.Seq <= 0 {
-			return nil, memory.Errorf(memory.EINVALID, "import: a fact needs an id and a positive seq")
-		}
-		if n := len(f.Embedding); n > 0 {
-			if *dim == 0 {
-				*dim = n
-			}
-			if n != *dim {
-				return nil, memory.Errorf(memory.EINVALID, "import: fact %s has dimension %d, bank %q holds dimension %d", f.ID, n, bank, *dim)
-			}
+		f, err := memory.ImportFact(bank, rec.Fact, dim)
+		if err != nil {
+			return nil, err
 		}
 		return factRow(bank, f), nil
 	case rec.Kind == memory.RecordEntity && rec.Entity != nil:

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -51,15 +52,9 @@ func (s *Store) Relations(ctx context.Context, bankID string, q memory.RelationQ
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Relation
-	for rows.Next() {
-		r, err := scanRelation(bankID, rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, func(r dbrows.Scanner) (*memory.Relation, error) {
+		return scanRelation(bankID, r)
+	})
 }
 
 // SupersededBy implements memory.Store.
@@ -73,15 +68,10 @@ func (s *Store) SupersededBy(ctx context.Context, bankID string, factIDs []strin
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Fact
-	for rows.Next() {
-		f, err := scanFact(bankID, rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := dbrows.Collect(rows, func(r dbrows.Scanner) (*memory.Fact, error) {
+		return scanFact(bankID, r)
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {

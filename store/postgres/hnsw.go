@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mnemo-ai/mnemo/memory"
 )
 
 // Per-bank HNSW indexes. Banks differ in dimension and pgvector indexes
@@ -99,7 +101,7 @@ func (s *Store) WaitIndexed(ctx context.Context, bank string) error {
 		var indexed bool
 		err := s.pool.QueryRow(ctx, `SELECT fact_count, hnsw_dim = dimension OR dimension = 0 FROM banks WHERE id = $1`, bank).Scan(&facts, &indexed)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return unknownBank(bank)
+			return memory.UnknownBank(bank)
 		}
 		if err != nil || indexed || threshold < 0 || facts < int64(threshold) {
 			return err

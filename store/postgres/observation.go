@@ -18,10 +18,8 @@ var _ memory.ObservationStore = (*Store)(nil)
 // PutObservations implements memory.ObservationStore: an upsert per
 // observation, all in one transaction.
 func (s *Store) PutObservations(ctx context.Context, bankID string, obs []*memory.Observation) error {
-	for _, o := range obs {
-		if o == nil || o.ID == "" || o.Text == "" {
-			return memory.Errorf(memory.EINVALID, "observation without id or text")
-		}
+	if err := memory.ValidateObservations(obs); err != nil {
+		return err
 	}
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		if err := requireBank(ctx, tx, bankID); err != nil {
@@ -36,13 +34,7 @@ func (s *Store) PutObservations(ctx context.Context, bankID string, obs []*memor
 			if err != nil {
 				return err
 			}
-			status, kind := o.Status, o.Kind
-			if status == "" {
-				status = memory.StatusActive
-			}
-			if kind == "" {
-				kind = memory.ObservationPattern
-			}
+			status, kind := o.StatusKind()
 			var vec any
 			if len(o.Embedding) > 0 {
 				vec = pgvector.NewVector(o.Embedding)
@@ -100,14 +92,7 @@ func (s *Store) Observations(ctx context.Context, bankID string, ids []string) (
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]*memory.Observation, 0, len(byID))
-	for _, id := range ids {
-		if o := byID[id]; o != nil {
-			out = append(out, o)
-			delete(byID, id)
-		}
-	}
-	return out, nil
+	return memory.OrderByIDs(ids, byID), nil
 }
 
 // SearchObservationsVector implements memory.ObservationStore with an

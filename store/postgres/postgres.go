@@ -43,6 +43,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -223,17 +224,8 @@ func lockBank(ctx context.Context, tx pgx.Tx, bank string) error {
 
 // CreateBank implements memory.Store.
 func (s *Store) CreateBank(ctx context.Context, b *memory.Bank) error {
-	if b.ID == "" {
-		b.ID = b.Name
-	}
-	if b.Name == "" {
-		b.Name = b.ID
-	}
-	if err := memory.ValidateBankName(b.ID); err != nil {
+	if err := b.Prepare(s.Now); err != nil {
 		return err
-	}
-	if b.CreatedAt.IsZero() {
-		b.CreatedAt = s.Now().UTC().Truncate(time.Microsecond)
 	}
 	settings, err := json.Marshal(b.Settings)
 	if err != nil {
@@ -252,7 +244,7 @@ func (s *Store) CreateBank(ctx context.Context, b *memory.Bank) error {
 
 const bankColumns = `id, name, settings, embedder, dimension, created_at`
 
-func scanBank(r pgx.Row) (*memory.Bank, error) {
+func scanBank(r dbrows.Scanner) (*memory.Bank, error) {
 	var b memory.Bank
 	var settings []byte
 	var created time.Time
@@ -270,7 +262,7 @@ func scanBank(r pgx.Row) (*memory.Bank, error) {
 func (s *Store) Bank(ctx context.Context, id string) (*memory.Bank, error) {
 	b, err := scanBank(s.pool.QueryRow(ctx, `SELECT `+bankColumns+` FROM banks WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, unknownBank(id)
+		return nil, memory.UnknownBank(id)
 	}
 	return b, err
 }
@@ -282,15 +274,7 @@ func (s *Store) Banks(ctx context.Context) ([]*memory.Bank, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Bank
-	for rows.Next() {
-		b, err := scanBank(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, scanBank)
 }
 
 // bankTables are the tables holding a bank's rows, children first.
@@ -325,8 +309,8 @@ func (s *Store) DeleteBank(ctx context.Context, id string) error {
 
 // SetBankEmbedder implements memory.Store.
 func (s *Store) SetBankEmbedder(ctx context.Context, bankID, name string, dim int) error {
-	if name == "" || dim <= 0 {
-		return memory.Errorf(memory.EINVALID, "embedder name and a positive dimension are required")
+	if err := memory.ValidateEmbedder(name, dim); err != nil {
+		return err
 	}
 	var cur string
 	var curDim int
@@ -340,12 +324,12 @@ func (s *Store) SetBankEmbedder(ctx context.Context, bankID, name string, dim in
 	}
 	err = s.pool.QueryRow(ctx, `SELECT embedder, dimension FROM banks WHERE id = $1`, bankID).Scan(&cur, &curDim)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return unknownBank(bankID)
+		return memory.UnknownBank(bankID)
 	}
 	if err != nil {
 		return err
 	}
-	return memory.Errorf(memory.ECONFLICT, "bank %q holds vectors of embedder %q (dimension %d), not %q (dimension %d): use the same embedder or a new bank", bankID, cur, curDim, name, dim)
+	return memory.EmbedderConflict(bankID, cur, curDim, name, dim)
 }
 
 // tx runs fn in one transaction and commits.
@@ -362,13 +346,9 @@ func requireBank(ctx context.Context, q querier, id string) error {
 	var one int
 	err := q.QueryRow(ctx, `SELECT 1 FROM banks WHERE id = $1`, id).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return unknownBank(id)
+		return memory.UnknownBank(id)
 	}
 	return err
-}
-
-func unknownBank(id string) error {
-	return memory.Errorf(memory.ENOTFOUND, "unknown bank %q", id)
 }
 
 // isCode reports whether err is a PostgreSQL error with the SQLSTATE code.

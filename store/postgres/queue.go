@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -35,7 +36,7 @@ func (s *Store) Watermark(ctx context.Context, bankID, source string) (*memory.W
 
 const jobColumns = `bank_id, id, kind, payload, status, attempts, result, error, created_at, updated_at`
 
-func scanJob(r pgx.Row) (*memory.Job, error) {
+func scanJob(r dbrows.Scanner) (*memory.Job, error) {
 	var j memory.Job
 	var status string
 	var created, updated time.Time
@@ -50,13 +51,9 @@ func scanJob(r pgx.Row) (*memory.Job, error) {
 // EnqueueJob implements memory.Store. It sets j's Status (queued),
 // Attempts (0) and UpdatedAt (CreatedAt; now when CreatedAt is zero).
 func (s *Store) EnqueueJob(ctx context.Context, j *memory.Job) error {
-	if j.ID == "" || j.BankID == "" || j.Kind == "" {
-		return memory.Errorf(memory.EINVALID, "job: id, bank and kind are required")
+	if err := j.PrepareEnqueue(s.Now); err != nil {
+		return err
 	}
-	if j.CreatedAt.IsZero() {
-		j.CreatedAt = s.Now().UTC().Truncate(time.Microsecond)
-	}
-	j.Status, j.Attempts, j.UpdatedAt, j.Result, j.Error = memory.JobQueued, 0, j.CreatedAt, nil, ""
 	payload := j.Payload
 	if payload == nil {
 		payload = []byte{} // NOT NULL
@@ -65,7 +62,7 @@ func (s *Store) EnqueueJob(ctx context.Context, j *memory.Job) error {
 		j.BankID, j.ID, j.Kind, payload, ts(j.CreatedAt))
 	switch {
 	case isCode(err, "23503"):
-		return unknownBank(j.BankID)
+		return memory.UnknownBank(j.BankID)
 	case isCode(err, "23505"):
 		return memory.Errorf(memory.ECONFLICT, "job %s already exists", j.ID)
 	case err != nil:
@@ -96,13 +93,8 @@ func (s *Store) ClaimJob(ctx context.Context, at time.Time) (*memory.Job, error)
 // queued; a job queued again with an UpdatedAt in the future waits until
 // then before it can be claimed again.
 func (s *Store) FinishJob(ctx context.Context, j *memory.Job) error {
-	switch j.Status {
-	case memory.JobDone, memory.JobFailed, memory.JobQueued:
-	default:
-		return memory.Errorf(memory.EINVALID, "finish job %s: status %q is not done, failed or queued", j.ID, j.Status)
-	}
-	if j.UpdatedAt.IsZero() {
-		j.UpdatedAt = s.Now().UTC().Truncate(time.Microsecond)
+	if err := j.PrepareFinish(s.Now); err != nil {
+		return err
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET status = $3, result = $4, error = $5, updated_at = $6 WHERE bank_id = $1 AND id = $2`,
 		j.BankID, j.ID, string(j.Status), j.Result, j.Error, ts(j.UpdatedAt))
@@ -145,15 +137,7 @@ func (s *Store) Jobs(ctx context.Context, bankID string, limit int) ([]*memory.J
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	defer rows.Close()
-	var out []*memory.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, scanJob)
 }
 
 // RequeueJobs implements memory.Store. A requeued job keeps its attempts
@@ -171,13 +155,8 @@ func (s *Store) RequeueJobs(ctx context.Context, staleBefore time.Time) (int, er
 // SessionState.LastAt reports. With no messages it only reads the state.
 // The session's row lock (its next_seq) orders concurrent appends.
 func (s *Store) AppendSession(ctx context.Context, bankID, session string, msgs []memory.SessionMessage) (*memory.SessionState, error) {
-	if session == "" {
-		return nil, memory.Errorf(memory.EINVALID, "session: a session id is required")
-	}
-	for i, m := range msgs {
-		if err := memory.ValidateSessionMessage(m); err != nil {
-			return nil, memory.Errorf(memory.EINVALID, "session message %d: %s", i+1, memory.ErrorMessage(err))
-		}
+	if err := memory.ValidateAppend(session, msgs); err != nil {
+		return nil, err
 	}
 	if len(msgs) == 0 {
 		if err := requireBank(ctx, s.pool, bankID); err != nil {
@@ -197,11 +176,9 @@ func (s *Store) AppendSession(ctx context.Context, bankID, session string, msgs 
 		if err != nil {
 			return err
 		}
+		next = memory.NumberMessages(msgs, next)
 		rows := make([][]any, len(msgs))
-		for i := range msgs {
-			m := &msgs[i]
-			m.Seq = next
-			next++
+		for i, m := range msgs {
 			rows[i] = []any{bankID, session, m.Seq, string(m.Role), m.ID, m.Speaker, m.Text, ts(m.Time), received}
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"session_messages"},
@@ -225,7 +202,7 @@ func (s *Store) AppendSession(ctx context.Context, bankID, session string, msgs 
 
 const sessionStateColumns = `session, count(*), count(*) FILTER (WHERE role = 'user'), min(seq), max(seq), max(received)`
 
-func scanSessionState(r pgx.Row) (*memory.SessionState, error) {
+func scanSessionState(r dbrows.Scanner) (*memory.SessionState, error) {
 	var st memory.SessionState
 	var last time.Time
 	if err := r.Scan(&st.Session, &st.Messages, &st.UserMessages, &st.FirstSeq, &st.LastSeq, &last); err != nil {

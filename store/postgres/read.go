@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -72,14 +73,7 @@ func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memo
 	if len(byID) == 0 {
 		return nil, requireBank(ctx, s.pool, bankID)
 	}
-	out := make([]*memory.Fact, 0, len(byID))
-	for _, id := range ids {
-		if f := byID[id]; f != nil {
-			out = append(out, f)
-			delete(byID, id) // a repeated id is returned once
-		}
-	}
-	return out, nil
+	return memory.OrderByIDs(ids, byID), nil
 }
 
 // DocumentByItem implements memory.Store.
@@ -119,15 +113,8 @@ func (s *Store) Chunks(ctx context.Context, bankID, documentID string) ([]*memor
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Chunk
-	for rows.Next() {
-		c := &memory.Chunk{BankID: bankID}
-		if err := rows.Scan(&c.ID, &c.DocumentID, &c.Index, &c.Text); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := dbrows.Collect(rows, dbrows.Chunk(bankID))
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -181,15 +168,7 @@ func filterSQL(flt memory.Filter, p *params) string {
 
 func scanHits(rows pgx.Rows) ([]memory.Hit, error) {
 	defer rows.Close()
-	var out []memory.Hit
-	for rows.Next() {
-		var h memory.Hit
-		if err := rows.Scan(&h.ID, &h.Score); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, dbrows.Hit)
 }
 
 // Links implements memory.Store.
@@ -214,17 +193,7 @@ func (s *Store) Links(ctx context.Context, bankID string, factIDs []string, kind
 		return nil, err
 	}
 	defer rows.Close()
-	var out []memory.Link
-	for rows.Next() {
-		l := memory.Link{BankID: bankID}
-		var kind string
-		if err := rows.Scan(&l.FromID, &l.ToID, &kind, &l.EntityID, &l.Weight); err != nil {
-			return nil, err
-		}
-		l.Kind = memory.LinkKind(kind)
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, dbrows.Link(bankID))
 }
 
 // EntitiesByName implements memory.Store.
@@ -273,15 +242,10 @@ func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*m
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Entity
-	for rows.Next() {
-		e, err := scanEntity(bankID, rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := dbrows.Collect(rows, func(r dbrows.Scanner) (*memory.Entity, error) {
+		return scanEntity(bankID, r)
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -300,15 +264,8 @@ func (s *Store) EntityRefs(ctx context.Context, bankID string, factIDs []string)
 		return nil, err
 	}
 	defer rows.Close()
-	var out []memory.EntityRef
-	for rows.Next() {
-		var r memory.EntityRef
-		if err := rows.Scan(&r.FactID, &r.EntityID); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := dbrows.Collect(rows, dbrows.EntityRef)
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -335,14 +292,7 @@ func (s *Store) FactsByEntities(ctx context.Context, bankID string, entityIDs []
 		return nil, err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var e, f string
-		if err := rows.Scan(&e, &f); err != nil {
-			return nil, err
-		}
-		out[e] = append(out[e], f)
-	}
-	return out, rows.Err()
+	return out, dbrows.Pairs(rows, out)
 }
 
 // RecordAccess implements memory.Store: an atomic increment, so accesses

@@ -27,7 +27,7 @@ func (s *Store) SearchVector(ctx context.Context, bankID string, vec []float32, 
 	var facts int64
 	err := s.pool.QueryRow(ctx, `SELECT dimension, hnsw_dim, fact_count FROM banks WHERE id = $1`, bankID).Scan(&dim, &hnswDim, &facts)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, unknownBank(bankID)
+		return nil, memory.UnknownBank(bankID)
 	}
 	if err != nil {
 		return nil, err
@@ -154,7 +154,7 @@ func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k
 		return nil, fmt.Errorf("text search: %w", err)
 	}
 	if !found {
-		return nil, unknownBank(bankID)
+		return nil, memory.UnknownBank(bankID)
 	}
 	if k <= 0 || len(qs) == 0 || n == 0 {
 		return nil, nil
@@ -283,7 +283,7 @@ func (s *Store) SearchVectorExact(ctx context.Context, bankID string, vec []floa
 	var dim int
 	err := s.pool.QueryRow(ctx, `SELECT dimension FROM banks WHERE id = $1`, bankID).Scan(&dim)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, unknownBank(bankID)
+		return nil, memory.UnknownBank(bankID)
 	}
 	if err != nil {
 		return nil, err

@@ -223,8 +223,10 @@ func apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch, now func() time
 	}
 	bank := w.BankID
 	d := w.Document
-	if d != nil && (d.ID == "" || d.Source == "" || d.ItemID == "") {
-		return nil, memory.Errorf(memory.EINVALID, "document: id, source and item id are required")
+	if d != nil {
+		if err := memory.ValidateDocument(d); err != nil {
+			return nil, err
+		}
 	}
 	// Round trip 1: the bank's write lock (held to commit: writers of one
 	// bank queue here), its counters, the stored version of the document.
@@ -264,18 +266,11 @@ func apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch, now func() time
 		}
 	}
 	if !found {
-		return nil, unknownBank(bank)
+		return nil, memory.UnknownBank(bank)
 	}
-	for _, f := range w.Facts {
-		if len(f.Embedding) == 0 {
-			continue
-		}
-		if dim == 0 {
-			dim = len(f.Embedding)
-		}
-		if len(f.Embedding) != dim {
-			return nil, memory.Errorf(memory.EINVALID, "fact %s: embedding has dimension %d, bank %q holds dimension %d", f.ID, len(f.Embedding), bank, dim)
-		}
+	dim, err := memory.FitDimension(bank, dim, w.Facts)
+	if err != nil {
+		return nil, err
 	}
 	res := &memory.WriteResult{}
 	var removed counts
@@ -321,8 +316,8 @@ func apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch, now func() time
 			bank, wm.Source, wm.LastItem, wm.LastError, ts(at))
 	}
 	if dr := w.DrainSession; dr != nil {
-		if dr.Session == "" {
-			return nil, memory.Errorf(memory.EINVALID, "drain session: a session id is required")
+		if err := dr.Validate(); err != nil {
+			return nil, err
 		}
 		b.Queue(`DELETE FROM session_messages WHERE bank_id = $1 AND session = $2 AND seq <= $3`, bank, dr.Session, dr.UpTo)
 	}
@@ -463,29 +458,14 @@ func writeFacts(ctx context.Context, tx pgx.Tx, bank string, facts []*memory.Fac
 	if len(facts) == 0 {
 		return []string{}, nil
 	}
+	next, err := memory.PrepareFacts(bank, facts, *nextSeq)
+	if err != nil {
+		return nil, err
+	}
+	*nextSeq = next
 	rows := make([][]any, 0, len(facts))
 	ids := make([]string, 0, len(facts))
-	seen := make(map[string]bool, len(facts))
 	for _, f := range facts {
-		if f.ID == "" {
-			return nil, memory.Errorf(memory.EINVALID, "fact without id")
-		}
-		if seen[f.ID] {
-			return nil, memory.Errorf(memory.ECONFLICT, "fact %s appears twice in the batch", f.ID)
-		}
-		seen[f.ID] = true
-		if f.Status == "" {
-			f.Status = memory.StatusActive
-		}
-		if f.Kind == "" {
-			f.Kind = memory.KindWorld
-		}
-		if f.Sensitivity == "" {
-			f.Sensitivity = memory.SensitivityOpen
-		}
-		f.BankID = bank
-		f.Seq = *nextSeq
-		*nextSeq++
 		rows = append(rows, factRow(bank, f))
 		ids = append(ids, f.ID)
 	}
@@ -528,16 +508,9 @@ ON CONFLICT DO NOTHING`
 
 // queueEntity queues the upsert of one entity.
 func queueEntity(b *pgx.Batch, bank string, u memory.EntityUpsert) error {
-	e := u.Entity
-	if e.ID == "" || e.Name == "" {
-		return memory.Errorf(memory.EINVALID, "entity without id or name")
-	}
-	if e.Type == "" {
-		e.Type = memory.EntityThing
-	}
-	tier := e.Tier
-	if tier == "" {
-		tier = memory.TierEpisodic
+	e, err := u.Stored()
+	if err != nil {
+		return err
 	}
 	var vec any
 	if len(u.Embedding) > 0 {
@@ -553,7 +526,7 @@ func queueEntity(b *pgx.Batch, bank string, u memory.EntityUpsert) error {
 		}
 	}
 	b.Queue(upsertEntitySQL, bank, e.ID, e.Name, string(e.Type), ts(e.FirstSeen), ts(e.LastSeen), u.Mentions, u.Episodes,
-		string(tier), e.Contradicted, vec, norms, aliases, canon)
+		string(e.Tier), e.Contradicted, vec, norms, aliases, canon)
 	return nil
 }
 
@@ -600,8 +573,8 @@ func queueGraph(b *pgx.Batch, w *memory.WriteBatch, p *bankTotals) error {
 	// Entities and co-occurrences are counters: summed into p, written by
 	// totals.flush.
 	for _, u := range w.Entities {
-		if u.Entity.ID == "" || u.Entity.Name == "" {
-			return memory.Errorf(memory.EINVALID, "entity without id or name")
+		if err := u.Validate(); err != nil {
+			return err
 		}
 		if m := p.ents[u.Entity.ID]; m != nil {
 			m.Add(u)

@@ -27,7 +27,7 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 	defer tx.Rollback()
 	b, err := scanBank(tx.QueryRowContext(ctx, `SELECT id, name, settings, embedder, dimension, created_at FROM banks WHERE id = ?`, bankID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return unknownBank(bankID)
+		return memory.UnknownBank(bankID)
 	}
 	if err != nil {
 		return err
@@ -259,7 +259,7 @@ func (s *Store) Import(ctx context.Context, bankID string, recs []*memory.Export
 		var nextSeq int64
 		err := tx.QueryRowContext(ctx, `SELECT dimension, next_seq FROM banks WHERE id = ?`, bankID).Scan(&dim, &nextSeq)
 		if errors.Is(err, sql.ErrNoRows) {
-			return unknownBank(bankID)
+			return memory.UnknownBank(bankID)
 		}
 		if err != nil {
 			return err
@@ -280,7 +280,7 @@ func (s *Store) Import(ctx context.Context, bankID string, recs []*memory.Export
 		}
 		for i, rec := range recs {
 			if rec.Kind == memory.RecordFact && rec.Fact != nil {
-				f, err := importFact(bankID, rec.Fact, &dim)
+				f, err := memory.ImportFact(bankID, rec.Fact, &dim)
 				if err != nil {
 					return err
 				}
@@ -316,24 +316,6 @@ func importError(err error, bank, what string) error {
 		return err
 	}
 	return fmt.Errorf("import %s: %w", what, err)
-}
-
-// importFact checks an exported fact (an id, a Seq, the bank's dimension,
-// which the first embedding sets if the bank has none) and returns it as
-// a fact of bank.
-func importFact(bank string, x *memory.ExportFact, dim *int) (*memory.Fact, error) {
-	if x.ID == "" || x.Seq <= 0 {
-		return nil, memory.Errorf(memory.EINVALID, "import: a fact needs an id and a positive seq")
-	}
-	if n := len(x.Embedding); n > 0 {
-		if *dim == 0 {
-			*dim = n
-		}
-		if n != *dim {
-			return nil, memory.Errorf(memory.EINVALID, "import: fact %s has dimension %d, bank %q holds dimension %d", x.ID, n, bank, *dim)
-		}
-	}
-	return x.Fact(bank), nil
 }
 
 // importRecord stores one record of any kind but a fact.

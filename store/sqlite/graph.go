@@ -9,6 +9,7 @@ import (
 
 	"github.com/viterin/vek/vek32"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -76,15 +77,9 @@ func (s *Store) SupersededBy(ctx context.Context, bankID string, factIDs []strin
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Fact
-	for rows.Next() {
-		f, err := scanFact(bankID, rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, func(r dbrows.Scanner) (*memory.Fact, error) {
+		return scanFact(bankID, r)
+	})
 }
 
 // SimilarEntities implements memory.Store. It scans the embeddings of the

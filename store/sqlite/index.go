@@ -22,7 +22,7 @@ var _ mirror.Source = source{}
 func (src source) Bank(ctx context.Context, bank string) (version, created int64, err error) {
 	err = src.db.QueryRowContext(ctx, `SELECT version, created_at FROM banks WHERE id = ?`, bank).Scan(&version, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, unknownBank(bank)
+		return 0, 0, memory.UnknownBank(bank)
 	}
 	return version, created, err
 }

@@ -19,15 +19,13 @@ var _ memory.ObservationStore = (*Store)(nil)
 // full-text entry is replaced too); all of them are written in one
 // transaction.
 func (s *Store) PutObservations(ctx context.Context, bankID string, obs []*memory.Observation) error {
-	for _, o := range obs {
-		if o == nil || o.ID == "" || o.Text == "" {
-			return memory.Errorf(memory.EINVALID, "observation without id or text")
-		}
+	if err := memory.ValidateObservations(obs); err != nil {
+		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM banks WHERE id = ?`, bankID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
-			return unknownBank(bankID)
+			return memory.UnknownBank(bankID)
 		} else if err != nil {
 			return err
 		}
@@ -47,14 +45,7 @@ func putObservations(ctx context.Context, tx *sql.Tx, bankID string, obs []*memo
 		if o.History == nil {
 			history = "[]"
 		}
-		status := o.Status
-		if status == "" {
-			status = memory.StatusActive
-		}
-		kind := o.Kind
-		if kind == "" {
-			kind = memory.ObservationPattern
-		}
+		status, kind := o.StatusKind()
 		var vec any
 		if len(o.Embedding) > 0 {
 			vec = encodeVector(o.Embedding)
@@ -89,7 +80,7 @@ func (s *Store) activeObservations(ctx context.Context, bankID string) (int, err
 	var n int
 	err := s.rdb.QueryRowContext(ctx, `SELECT observations FROM banks WHERE id = ?`, bankID).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, unknownBank(bankID)
+		return 0, memory.UnknownBank(bankID)
 	}
 	return n, err
 }
@@ -134,14 +125,7 @@ func (s *Store) Observations(ctx context.Context, bankID string, ids []string) (
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]*memory.Observation, 0, len(byID))
-	for _, id := range ids {
-		if o := byID[id]; o != nil {
-			out = append(out, o)
-			delete(byID, id) // an id asked twice comes back once
-		}
-	}
-	return out, nil
+	return memory.OrderByIDs(ids, byID), nil
 }
 
 // SearchObservationsVector implements memory.ObservationStore with an

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -49,13 +50,9 @@ func scanJob(r interface{ Scan(...any) error }) (*memory.Job, error) {
 // EnqueueJob implements memory.Store. It sets j's Status (queued),
 // Attempts (0) and UpdatedAt (CreatedAt; now when CreatedAt is zero).
 func (s *Store) EnqueueJob(ctx context.Context, j *memory.Job) error {
-	if j.ID == "" || j.BankID == "" || j.Kind == "" {
-		return memory.Errorf(memory.EINVALID, "job: id, bank and kind are required")
+	if err := j.PrepareEnqueue(s.Now); err != nil {
+		return err
 	}
-	if j.CreatedAt.IsZero() {
-		j.CreatedAt = s.Now().UTC().Truncate(time.Microsecond)
-	}
-	j.Status, j.Attempts, j.UpdatedAt, j.Result, j.Error = memory.JobQueued, 0, j.CreatedAt, nil, ""
 	payload := j.Payload
 	if payload == nil {
 		payload = []byte{} // NOT NULL
@@ -118,19 +115,12 @@ func (s *Store) ClaimJob(ctx context.Context, at time.Time) (*memory.Job, error)
 // queued; a job queued again with an UpdatedAt in the future waits until
 // then before it can be claimed again.
 func (s *Store) FinishJob(ctx context.Context, j *memory.Job) error {
-	switch j.Status {
-	case memory.JobDone, memory.JobFailed, memory.JobQueued:
-	default:
-		return memory.Errorf(memory.EINVALID, "finish job %s: status %q is not done, failed or queued", j.ID, j.Status)
-	}
-	at := j.UpdatedAt
-	if at.IsZero() {
-		at = s.Now().UTC().Truncate(time.Microsecond)
-		j.UpdatedAt = at
+	if err := j.PrepareFinish(s.Now); err != nil {
+		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `UPDATE jobs SET status = ?, result = ?, error = ?, updated_at = ? WHERE bank_id = ? AND id = ?`,
-			string(j.Status), j.Result, j.Error, at.UnixMicro(), j.BankID, j.ID)
+			string(j.Status), j.Result, j.Error, j.UpdatedAt.UnixMicro(), j.BankID, j.ID)
 		if err != nil {
 			return fmt.Errorf("finish job %s: %w", j.ID, err)
 		}
@@ -170,15 +160,7 @@ func (s *Store) Jobs(ctx context.Context, bankID string, limit int) ([]*memory.J
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	defer rows.Close()
-	var out []*memory.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, scanJob)
 }
 
 // RequeueJobs implements memory.Store. A requeued job keeps its attempts
@@ -211,13 +193,8 @@ func (s *Store) RequeueJobs(ctx context.Context, staleBefore time.Time) (int, er
 // (in msgs too) and records its arrival at the store's clock, which
 // SessionState.LastAt reports. With no messages it only reads the state.
 func (s *Store) AppendSession(ctx context.Context, bankID, session string, msgs []memory.SessionMessage) (*memory.SessionState, error) {
-	if session == "" {
-		return nil, memory.Errorf(memory.EINVALID, "session: a session id is required")
-	}
-	for i, m := range msgs {
-		if err := memory.ValidateSessionMessage(m); err != nil {
-			return nil, memory.Errorf(memory.EINVALID, "session message %d: %s", i+1, memory.ErrorMessage(err))
-		}
+	if err := memory.ValidateAppend(session, msgs); err != nil {
+		return nil, err
 	}
 	if len(msgs) == 0 {
 		if err := requireBank(ctx, s.rdb, bankID); err != nil {
@@ -237,11 +214,9 @@ func (s *Store) AppendSession(ctx context.Context, bankID, session string, msgs 
 		if err != nil {
 			return err
 		}
+		next = memory.NumberMessages(msgs, next)
 		rows := make([][]any, len(msgs))
-		for i := range msgs {
-			m := &msgs[i]
-			m.Seq = next
-			next++
+		for i, m := range msgs {
 			rows[i] = []any{bankID, session, m.Seq, string(m.Role), m.ID, m.Speaker, m.Text, toMicro(m.Time), received}
 		}
 		if err := bulkInsert(ctx, tx, `INSERT INTO session_messages (bank_id, session, seq, role, message_id, speaker, text, at, received)`, ``, rows); err != nil {
@@ -335,8 +310,8 @@ func (s *Store) Sessions(ctx context.Context, bankID string) ([]memory.SessionSt
 // drainSession removes a session's buffered messages up to d.UpTo inside
 // a write's transaction (memory.WriteBatch.DrainSession).
 func drainSession(ctx context.Context, tx *sql.Tx, bankID string, d *memory.SessionDrain) error {
-	if d.Session == "" {
-		return memory.Errorf(memory.EINVALID, "drain session: a session id is required")
+	if err := d.Validate(); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM session_messages WHERE bank_id = ? AND session = ? AND seq <= ?`, bankID, d.Session, d.UpTo); err != nil {
 		return fmt.Errorf("drain session %s: %w", d.Session, err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -179,15 +180,7 @@ func (s *Store) Chunks(ctx context.Context, bankID, documentID string) ([]*memor
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Chunk
-	for rows.Next() {
-		c := &memory.Chunk{BankID: bankID}
-		if err := rows.Scan(&c.ID, &c.DocumentID, &c.Index, &c.Text); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, dbrows.Chunk(bankID))
 }
 
 // filterSQL renders a filter as SQL conditions on facts aliased f.
@@ -270,15 +263,7 @@ func isWordRune(r rune) bool {
 
 func scanHits(rows *sql.Rows) ([]memory.Hit, error) {
 	defer rows.Close()
-	var out []memory.Hit
-	for rows.Next() {
-		var h memory.Hit
-		if err := rows.Scan(&h.ID, &h.Score); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, dbrows.Hit)
 }
 
 // Links implements memory.Store.
@@ -305,17 +290,7 @@ func (s *Store) Links(ctx context.Context, bankID string, factIDs []string, kind
 		return nil, err
 	}
 	defer rows.Close()
-	var out []memory.Link
-	for rows.Next() {
-		l := memory.Link{BankID: bankID}
-		var kind string
-		if err := rows.Scan(&l.FromID, &l.ToID, &kind, &l.EntityID, &l.Weight); err != nil {
-			return nil, err
-		}
-		l.Kind = memory.LinkKind(kind)
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, dbrows.Link(bankID))
 }
 
 // EntitiesByName implements memory.Store.
@@ -401,15 +376,7 @@ func (s *Store) EntityRefs(ctx context.Context, bankID string, factIDs []string)
 		return nil, err
 	}
 	defer rows.Close()
-	var out []memory.EntityRef
-	for rows.Next() {
-		var r memory.EntityRef
-		if err := rows.Scan(&r.FactID, &r.EntityID); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, dbrows.EntityRef)
 }
 
 // FactsByEntities implements memory.Store.
@@ -439,27 +406,12 @@ func (s *Store) FactsByEntities(ctx context.Context, bankID string, entityIDs []
 		return nil, err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var e, f string
-		if err := rows.Scan(&e, &f); err != nil {
-			return nil, err
-		}
-		out[e] = append(out[e], f)
-	}
-	return out, rows.Err()
+	return out, dbrows.Pairs(rows, out)
 }
 
 func scanStrings(rows *sql.Rows) ([]string, error) {
 	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, dbrows.String)
 }
 
 // RecordAccess implements memory.Store.
@@ -468,7 +420,7 @@ func (s *Store) RecordAccess(ctx context.Context, bankID string, factIDs []strin
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `UPDATE banks SET access_version = access_version + 1 WHERE id = ? RETURNING access_version`, bankID).Scan(&av)
 		if errors.Is(err, sql.ErrNoRows) {
-			return unknownBank(bankID)
+			return memory.UnknownBank(bankID)
 		}
 		if err != nil {
 			return err

@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store/sqlite/internal/mirror"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -265,17 +266,8 @@ func (s *Store) applyMigration(ctx context.Context, name string) error {
 
 // CreateBank implements memory.Store.
 func (s *Store) CreateBank(ctx context.Context, b *memory.Bank) error {
-	if b.ID == "" {
-		b.ID = b.Name
-	}
-	if b.Name == "" {
-		b.Name = b.ID
-	}
-	if err := memory.ValidateBankName(b.ID); err != nil {
+	if err := b.Prepare(s.Now); err != nil {
 		return err
-	}
-	if b.CreatedAt.IsZero() {
-		b.CreatedAt = s.Now().UTC().Truncate(time.Microsecond)
 	}
 	settings, err := marshalJSON(b.Settings)
 	if err != nil {
@@ -297,7 +289,7 @@ func (s *Store) Bank(ctx context.Context, id string) (*memory.Bank, error) {
 	row := s.rdb.QueryRowContext(ctx, `SELECT id, name, settings, embedder, dimension, created_at FROM banks WHERE id = ?`, id)
 	b, err := scanBank(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, unknownBank(id)
+		return nil, memory.UnknownBank(id)
 	}
 	return b, err
 }
@@ -309,15 +301,7 @@ func (s *Store) Banks(ctx context.Context) ([]*memory.Bank, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Bank
-	for rows.Next() {
-		b, err := scanBank(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return dbrows.Collect(rows, scanBank)
 }
 
 func scanBank(r interface{ Scan(...any) error }) (*memory.Bank, error) {
@@ -365,21 +349,21 @@ func (s *Store) DeleteBank(ctx context.Context, id string) error {
 
 // SetBankEmbedder implements memory.Store.
 func (s *Store) SetBankEmbedder(ctx context.Context, bankID, name string, dim int) error {
-	if name == "" || dim <= 0 {
-		return memory.Errorf(memory.EINVALID, "embedder name and a positive dimension are required")
+	if err := memory.ValidateEmbedder(name, dim); err != nil {
+		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var cur string
 		var curDim int
 		err := tx.QueryRowContext(ctx, `SELECT embedder, dimension FROM banks WHERE id = ?`, bankID).Scan(&cur, &curDim)
 		if errors.Is(err, sql.ErrNoRows) {
-			return unknownBank(bankID)
+			return memory.UnknownBank(bankID)
 		}
 		if err != nil {
 			return err
 		}
 		if (cur != "" && cur != name) || (curDim != 0 && curDim != dim) {
-			return memory.Errorf(memory.ECONFLICT, "bank %q holds vectors of embedder %q (dimension %d), not %q (dimension %d): use the same embedder or a new bank", bankID, cur, curDim, name, dim)
+			return memory.EmbedderConflict(bankID, cur, curDim, name, dim)
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE banks SET embedder = ?, dimension = ? WHERE id = ?`, name, dim, bankID)
 		return err
@@ -452,13 +436,9 @@ func requireBank(ctx context.Context, q queryer, id string) error {
 	var one int
 	err := q.QueryRowContext(ctx, `SELECT 1 FROM banks WHERE id = ?`, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return unknownBank(id)
+		return memory.UnknownBank(id)
 	}
 	return err
-}
-
-func unknownBank(id string) error {
-	return memory.Errorf(memory.ENOTFOUND, "unknown bank %q", id)
 }
 
 func isConstraint(err error) bool {

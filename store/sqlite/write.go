@@ -103,23 +103,17 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) (a 
 	var nextSeq int64
 	err = tx.QueryRowContext(ctx, `SELECT dimension, next_seq, version FROM banks WHERE id = ?`, w.BankID).Scan(&dim, &nextSeq, &a.version)
 	if errors.Is(err, sql.ErrNoRows) {
-		return a, unknownBank(w.BankID)
+		return a, memory.UnknownBank(w.BankID)
 	}
 	if err != nil {
 		return a, err
 	}
-	for _, f := range w.Facts {
-		if len(f.Embedding) == 0 {
-			continue
-		}
-		if dim == 0 {
-			dim = len(f.Embedding)
-			if _, err := tx.ExecContext(ctx, `UPDATE banks SET dimension = ? WHERE id = ?`, dim, w.BankID); err != nil {
-				return a, err
-			}
-		}
-		if len(f.Embedding) != dim {
-			return a, memory.Errorf(memory.EINVALID, "fact %s: embedding has dimension %d, bank %q holds dimension %d", f.ID, len(f.Embedding), w.BankID, dim)
+	// The first embedding sets the dimension of a bank that has none.
+	if fit, err := memory.FitDimension(w.BankID, dim, w.Facts); err != nil {
+		return a, err
+	} else if fit != dim {
+		if _, err := tx.ExecContext(ctx, `UPDATE banks SET dimension = ? WHERE id = ?`, fit, w.BankID); err != nil {
+			return a, err
 		}
 	}
 	if d := w.Document; d != nil {
@@ -165,8 +159,8 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) (a 
 // content was stored before (nothing more is to be written) and removes an
 // older version of the item with all it produced.
 func (s *Store) writeDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Document, res *memory.WriteResult, change *mirror.Change) (dup bool, err error) {
-	if d.ID == "" || d.Source == "" || d.ItemID == "" {
-		return false, memory.Errorf(memory.EINVALID, "document: id, source and item id are required")
+	if err := memory.ValidateDocument(d); err != nil {
+		return false, err
 	}
 	var oldID, oldHash string
 	err = tx.QueryRowContext(ctx, `SELECT id, content_hash FROM documents WHERE bank_id = ? AND source = ? AND item_id = ?`, bank, d.Source, d.ItemID).Scan(&oldID, &oldHash)
@@ -255,28 +249,11 @@ func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts [
 	if len(facts) == 0 {
 		return nil
 	}
-	byID := make(map[string]*memory.Fact, len(facts))
-	for _, f := range facts {
-		if f.ID == "" {
-			return memory.Errorf(memory.EINVALID, "fact without id")
-		}
-		if byID[f.ID] != nil {
-			return memory.Errorf(memory.ECONFLICT, "fact %s appears twice in the batch", f.ID)
-		}
-		byID[f.ID] = f
-		if f.Status == "" {
-			f.Status = memory.StatusActive
-		}
-		if f.Kind == "" {
-			f.Kind = memory.KindWorld
-		}
-		if f.Sensitivity == "" {
-			f.Sensitivity = memory.SensitivityOpen
-		}
-		f.BankID = bank
-		f.Seq = *nextSeq
-		*nextSeq++
+	next, err := memory.PrepareFacts(bank, facts, *nextSeq)
+	if err != nil {
+		return err
 	}
+	*nextSeq = next
 	pks, err := insertFacts(ctx, tx, bank, facts)
 	if err != nil {
 		return err
@@ -350,22 +327,15 @@ func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.En
 	if len(ups) > 0 {
 		var ents, aliases [][]any
 		for _, u := range ups {
-			e := u.Entity
-			if e.ID == "" || e.Name == "" {
-				return memory.Errorf(memory.EINVALID, "entity without id or name")
-			}
-			if e.Type == "" {
-				e.Type = memory.EntityThing
-			}
-			tier := e.Tier
-			if tier == "" {
-				tier = memory.TierEpisodic
+			e, err := u.Stored()
+			if err != nil {
+				return err
 			}
 			var vec any
 			if len(u.Embedding) > 0 {
 				vec = encodeVector(u.Embedding)
 			}
-			ents = append(ents, []any{bank, e.ID, e.Name, string(e.Type), toMicro(e.FirstSeen), toMicro(e.LastSeen), u.Mentions, u.Episodes, 1.0, string(tier), e.Contradicted, vec})
+			ents = append(ents, []any{bank, e.ID, e.Name, string(e.Type), toMicro(e.FirstSeen), toMicro(e.LastSeen), u.Mentions, u.Episodes, 1.0, string(e.Tier), e.Contradicted, vec})
 			for _, a := range e.Aliases {
 				if norm := memory.NormalizeName(a); norm != "" {
 					aliases = append(aliases, []any{bank, norm, e.ID, a})
@@ -497,8 +467,8 @@ func (g *graphTotals) write(ctx context.Context, tx *sql.Tx) error {
 func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 	bank := w.BankID
 	for _, u := range w.Entities {
-		if u.Entity.ID == "" || u.Entity.Name == "" {
-			return memory.Errorf(memory.EINVALID, "entity without id or name")
+		if err := u.Validate(); err != nil {
+			return err
 		}
 	}
 	if len(w.Refs) > 0 {
