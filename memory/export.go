@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -216,6 +217,44 @@ type ExportSession struct {
 	Session  string                 `json:"session"`
 	NextSeq  int64                  `json:"next_seq"`
 	Messages []ExportSessionMessage `json:"messages,omitempty"`
+}
+
+// SessionRows gathers a store's session rows into session records for
+// Export. A store reads its sessions and their buffered messages as one
+// stream ordered by session, then Seq: a session's own row first, as a
+// message with Seq 0 (message Seqs start at 1), then its messages. Each
+// row goes to Add, which returns the record of the session the row ends,
+// if any; Last returns the final one.
+type SessionRows struct {
+	cur *ExportSession
+}
+
+// Add takes the next row: session, its next Seq (read from the session's
+// own row) and m, a message or, with Seq 0, the session's own row. It
+// returns the record of the previous session when m begins a new one, and
+// an error for a message that comes before its session's own row.
+func (g *SessionRows) Add(session string, nextSeq int64, m ExportSessionMessage) (*ExportRecord, error) {
+	if m.Seq == 0 {
+		done := g.Last()
+		g.cur = &ExportSession{Session: session, NextSeq: nextSeq}
+		return done, nil
+	}
+	if g.cur == nil || g.cur.Session != session {
+		return nil, fmt.Errorf("session %s: buffered messages without a session", session)
+	}
+	g.cur.Messages = append(g.cur.Messages, m)
+	return nil, nil
+}
+
+// Last returns the record of the session being gathered, or nil if none
+// is, and starts over.
+func (g *SessionRows) Last() *ExportRecord {
+	if g.cur == nil {
+		return nil
+	}
+	rec := &ExportRecord{Kind: RecordSession, Session: g.cur}
+	g.cur = nil
+	return rec
 }
 
 // ExportSessionMessage is one buffered message of a session.

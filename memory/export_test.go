@@ -3,6 +3,7 @@ package memory_test
 import (
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -287,4 +288,53 @@ func deref(r *memory.ExportRecord) any {
 		}
 	}
 	return r
+}
+
+func TestSessionRows(t *testing.T) {
+	var g memory.SessionRows
+	var got []*memory.ExportRecord
+	add := func(session string, next, seq int64) {
+		t.Helper()
+		rec, err := g.Add(session, next, memory.ExportSessionMessage{Seq: seq, Text: session + strconv.FormatInt(seq, 10)})
+		if err != nil {
+			t.Fatalf("Add(%s, %d): %v", session, seq, err)
+		}
+		if rec != nil {
+			got = append(got, rec)
+		}
+	}
+	add("a", 3, 0)
+	add("a", 0, 1)
+	add("a", 0, 2)
+	add("b", 1, 0)
+	add("c", 5, 0)
+	add("c", 0, 4)
+	if rec := g.Last(); rec != nil {
+		got = append(got, rec)
+	}
+	if g.Last() != nil {
+		t.Error("Last after Last: want nil")
+	}
+	want := []memory.ExportSession{
+		{Session: "a", NextSeq: 3, Messages: []memory.ExportSessionMessage{{Seq: 1, Text: "a1"}, {Seq: 2, Text: "a2"}}},
+		{Session: "b", NextSeq: 1},
+		{Session: "c", NextSeq: 5, Messages: []memory.ExportSessionMessage{{Seq: 4, Text: "c4"}}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d records, want %d", len(got), len(want))
+	}
+	for i, rec := range got {
+		if rec.Kind != memory.RecordSession || !reflect.DeepEqual(*rec.Session, want[i]) {
+			t.Errorf("record %d = %s %+v, want session %+v", i, rec.Kind, rec.Session, want[i])
+		}
+	}
+	// A message before its session's own row is an error.
+	var h memory.SessionRows
+	if _, err := h.Add("x", 0, memory.ExportSessionMessage{Seq: 1}); err == nil {
+		t.Error("Add of a message with no session row: no error")
+	}
+	h.Add("x", 2, memory.ExportSessionMessage{})
+	if _, err := h.Add("y", 0, memory.ExportSessionMessage{Seq: 1}); err == nil {
+		t.Error("Add of another session's message: no error")
+	}
 }

@@ -192,7 +192,7 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 	}
 	// Sessions, each with its buffered messages: one ordered stream of
 	// both, a session's row first (seq 0: message seqs start at 1).
-	var cur *memory.ExportSession
+	var sessions memory.SessionRows
 	err = each("sessions", `SELECT session, next_seq, 0::bigint AS seq, '' AS role, '' AS message_id, '' AS speaker, '' AS text, NULL::timestamptz AS at, NULL::timestamptz AS received
 		FROM sessions WHERE bank_id = $1
 		UNION ALL
@@ -206,26 +206,14 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 		if err := r.Scan(&session, &next, &m.Seq, &role, &m.MessageID, &m.Speaker, &m.Text, &at, &received); err != nil {
 			return nil, err
 		}
-		if m.Seq == 0 {
-			var done *memory.ExportRecord
-			if cur != nil {
-				done = &memory.ExportRecord{Kind: memory.RecordSession, Session: cur}
-			}
-			cur = &memory.ExportSession{Session: session, NextSeq: next}
-			return done, nil
-		}
-		if cur == nil || cur.Session != session {
-			return nil, fmt.Errorf("session %s: buffered messages without a session", session)
-		}
 		m.Role, m.At, m.Received = memory.Role(role), tm(at), tm(received)
-		cur.Messages = append(cur.Messages, m)
-		return nil, nil
+		return sessions.Add(session, next, m)
 	}, bankID)
 	if err != nil {
 		return err
 	}
-	if cur != nil {
-		return fn(&memory.ExportRecord{Kind: memory.RecordSession, Session: cur})
+	if rec := sessions.Last(); rec != nil {
+		return fn(rec)
 	}
 	return nil
 }
