@@ -75,7 +75,10 @@ type Entity struct {
 //   - Contradicted, once set, stays set.
 //   - u's Aliases join e's, one spelling per normalised name (the first
 //     recorded wins), never one that normalises to nothing or to e's Name.
-//   - ID, BankID, Name, Type, Salience and Tier stay: the first upsert's.
+//   - Type becomes the better known of the two ([BetterType]): a stored
+//     thing takes u's type when u knows it ("Berlin is big", then "we
+//     live in Berlin": a place); any other type stays.
+//   - ID, BankID, Name, Salience and Tier stay: the first upsert's.
 //
 // The embedding of the entity's name, which Entity does not hold, is kept
 // from the first upsert that has one. To create an entity, apply its
@@ -91,6 +94,7 @@ func MergeEntity(e *Entity, u EntityUpsert) {
 	e.EpisodeCount += u.Episodes
 	widenSeen(e, &u.Entity)
 	e.Contradicted = e.Contradicted || u.Entity.Contradicted
+	e.Type = BetterType(e.Type, u.Entity.Type)
 	name := NormalizeName(e.Name)
 	for _, a := range u.Entity.Aliases {
 		n := NormalizeName(a)
@@ -103,7 +107,8 @@ func MergeEntity(e *Entity, u EntityUpsert) {
 
 // Add sums v, a later upsert of the same entity, into u, for a store that
 // writes one upsert per entity per transaction: Mentions and Episodes
-// add, the seen range widens and Contradicted sticks as in [MergeEntity],
+// add, the seen range widens, the type is the better known and
+// Contradicted sticks as in [MergeEntity],
 // u keeps the first embedding, and v's Name (when spelled otherwise) and
 // Aliases are appended to u's Aliases, duplicates included: the store
 // keeps one spelling per normalised name, the first. u's Aliases are
@@ -113,6 +118,7 @@ func (u *EntityUpsert) Add(v EntityUpsert) {
 	u.Episodes += v.Episodes
 	widenSeen(&u.Entity, &v.Entity)
 	u.Entity.Contradicted = u.Entity.Contradicted || v.Entity.Contradicted
+	u.Entity.Type = BetterType(u.Entity.Type, v.Entity.Type)
 	if u.Embedding == nil {
 		u.Embedding = v.Embedding
 	}
@@ -120,6 +126,18 @@ func (u *EntityUpsert) Add(v EntityUpsert) {
 		u.Entity.Aliases = append(slices.Clip(u.Entity.Aliases), v.Entity.Name)
 	}
 	u.Entity.Aliases = append(slices.Clip(u.Entity.Aliases), v.Entity.Aliases...)
+}
+
+// BetterType returns the better known of an entity's type have and a
+// type t a mention gives it: any type is better known than none, and any
+// but EntityThing is better known than EntityThing; between two such
+// types the first stays (a person is not re-typed a place by one
+// mention).
+func BetterType(have, t EntityType) EntityType {
+	if have == "" || have == EntityThing && t != "" {
+		return t
+	}
+	return have
 }
 
 // widenSeen widens e's FirstSeen and LastSeen to take in v's; a zero

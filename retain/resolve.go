@@ -54,7 +54,7 @@ type resolution struct {
 // entity known under that normalised name or alias, whatever its type,
 // else the closest known entity of the name's type by name embedding
 // (cosine ≥ EntitySimilarity), else a new entity. A name's type is the
-// best its mentions give (see betterType). Names are embedded in one
+// best its mentions give (see memory.BetterType). Names are embedded in one
 // batch.
 func (p *Pipeline) resolveEntities(ctx context.Context, bank string, xfs []extract.Fact, r *resolution) error {
 	r.ents, r.vecs, r.aliases = map[string]string{}, map[string][]float32{}, map[string][]string{}
@@ -71,7 +71,7 @@ func (p *Pipeline) resolveEntities(ctx context.Context, bank string, xfs []extra
 				spelling[norm] = e.Name
 				norms = append(norms, norm)
 			}
-			types[norm] = betterType(types[norm], entityType(e.Type))
+			types[norm] = memory.BetterType(types[norm], entityType(e.Type))
 		}
 	}
 	if len(norms) == 0 {

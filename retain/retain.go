@@ -570,7 +570,7 @@ func EmbedText(f *memory.Fact) string { return f.Body() }
 //
 // Entities: one per normalised name (memory.EntityID, or the entity r
 // resolved the name to), whatever type each mention gives it; its type is
-// the best known of the batch's mentions (betterType): "Berlin is big"
+// the best known of the batch's mentions (memory.BetterType): "Berlin is big"
 // then "we live in Berlin" is one Berlin, a place.
 //
 // Links: each fact is tied to its neighbours in the document (temporal,
@@ -605,7 +605,7 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			}
 			a := ents[eid]
 			if a != nil {
-				a.up.Entity.Type = betterType(a.up.Entity.Type, typ)
+				a.up.Entity.Type = memory.BetterType(a.up.Entity.Type, typ)
 			}
 			if seen[eid] {
 				continue
@@ -658,16 +658,6 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 		b.Entities = append(b.Entities, ents[eid].up)
 	}
 	return nil
-}
-
-// betterType returns the better known of two types a name's mentions
-// give it: any type but memory.EntityThing (or none) is better known than
-// it, and between two such types the first stays.
-func betterType(have, t memory.EntityType) memory.EntityType {
-	if have == "" || have == memory.EntityThing {
-		return t
-	}
-	return have
 }
 
 // entityType defaults an extracted entity's type to memory.EntityThing.

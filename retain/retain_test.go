@@ -1096,6 +1096,19 @@ func TestPipeline_Retain_OneEntityPerName(t *testing.T) {
 			t.Errorf("MentionCount = %d, want 3 (one a fact)", got)
 		}
 	})
+	t.Run("LaterRetainTypes", func(t *testing.T) {
+		// A thing in one retain, a place in the next: one Berlin, a place.
+		e := newEnv(t)
+		e.retain(memory.RetainRequest{BankID: "b", Text: "I love Berlin."})
+		e.retain(memory.RetainRequest{BankID: "b", Text: "We moved to a flat in Berlin last year."})
+		ents, err := e.store.EntitiesByName(e.ctx, "b", []string{"berlin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ents) != 1 || ents[0].Type != memory.EntityPlace || ents[0].MentionCount != 2 {
+			t.Fatalf("entities named Berlin = %d, first %+v, want one place of 2 mentions", len(ents), *ents[0])
+		}
+	})
 	t.Run("EarlierIDs", func(t *testing.T) {
 		// A bank written when ids were keyed by type and name holds Berlin
 		// twice, as a place (mentioned more) and as a thing: new mentions

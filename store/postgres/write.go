@@ -498,6 +498,7 @@ const upsertEntitySQL = `WITH up AS (
 		first_seen = LEAST(e.first_seen, excluded.first_seen),
 		last_seen = GREATEST(e.last_seen, excluded.last_seen),
 		contradicted = e.contradicted OR excluded.contradicted,
+		type = CASE WHEN e.type = 'thing' THEN excluded.type ELSE e.type END,
 		embedding = COALESCE(e.embedding, excluded.embedding)
 	RETURNING (xmax = 0) AS created
 )

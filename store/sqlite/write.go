@@ -352,6 +352,7 @@ func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.En
 				first_seen = CASE WHEN first_seen IS NULL OR excluded.first_seen < first_seen THEN excluded.first_seen ELSE first_seen END,
 				last_seen = CASE WHEN last_seen IS NULL OR excluded.last_seen > last_seen THEN excluded.last_seen ELSE last_seen END,
 				contradicted = MAX(contradicted, excluded.contradicted),
+				type = CASE WHEN type = 'thing' THEN excluded.type ELSE type END,
 				embedding = COALESCE(embedding, excluded.embedding)
 			RETURNING mention_count = ?7 AND episode_count = ?8`)
 		if err != nil {

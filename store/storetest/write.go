@@ -376,6 +376,22 @@ func testWriteEntityUpsert(e *env) {
 	if got := e.stats("b").Entities; got != 1 {
 		e.t.Errorf("Stats.Entities: got %d, want 1", got)
 	}
+
+	// A thing takes the first type a later upsert knows, and keeps it.
+	berlin := memory.EntityID("Berlin")
+	types := []memory.EntityType{memory.EntityThing, memory.EntityThing, memory.EntityPlace, memory.EntityPerson, memory.EntityThing}
+	bw := memory.Entity{ID: berlin, BankID: "b", Name: "Berlin", Type: types[0]}
+	for i, typ := range types {
+		w := NewTestBatch("b", fmt.Sprintf("berlin%d", i), "Berlin again")
+		u := memory.EntityUpsert{Entity: memory.Entity{ID: berlin, Name: "Berlin", Type: typ}, Mentions: 1, Episodes: 1}
+		w.Entities = []memory.EntityUpsert{u}
+		e.writeNew(w)
+		memory.MergeEntity(&bw, u)
+		checkEntity(e, fmt.Sprintf("Berlin after upsert %d (%s)", i+1, typ), e.entity("b", berlin), bw)
+	}
+	if bw.Type != memory.EntityPlace {
+		e.t.Errorf("memory.MergeEntity: Berlin typed thing, thing, place, person, thing is a %s, want a place", bw.Type)
+	}
 }
 
 // A relation written again under its id is updated, not duplicated: that
