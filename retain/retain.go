@@ -385,21 +385,6 @@ func (p *Pipeline) resolve(ctx context.Context, d *draft) error {
 			return err
 		}
 	}
-	if r == nil {
-		// Offline, a name is its entity id, except in a bank that holds
-		// the name under an id of an earlier scheme.
-		ids, err := p.storedEntityIDs(ctx, b.BankID, xfs)
-		if err != nil {
-			return err
-		}
-		if len(ids) > 0 {
-			r = &resolution{ents: ids}
-			if err := p.graph(ctx, b, xfs, r); err != nil {
-				return err
-			}
-			return nil
-		}
-	}
 	if err := p.graph(ctx, b, xfs, r); err != nil {
 		return err
 	}
@@ -407,60 +392,6 @@ func (p *Pipeline) resolve(ctx context.Context, d *draft) error {
 		p.extraLinks(b, xfs, r)
 	}
 	return nil
-}
-
-// storedEntityIDs maps the normalised names of the batch's entities to
-// the stored entities of that very name (not an alias) whose id is not
-// memory.EntityID of the name: entities a bank got before ids were keyed
-// by name alone, when "Berlin" the place and "Berlin" the thing had one id
-// each. New mentions join the stored entity instead of starting a third;
-// of several, the one with the most mentions (then the smallest id). In a
-// bank written since, every stored id is its name's and the map is empty.
-func (p *Pipeline) storedEntityIDs(ctx context.Context, bank string, xfs []extract.Fact) (map[string]string, error) {
-	var norms []string
-	seen := map[string]bool{}
-	for _, xf := range xfs {
-		for _, e := range xf.Entities {
-			if n := memory.NormalizeName(e.Name); n != "" && !seen[n] {
-				seen[n] = true
-				norms = append(norms, n)
-			}
-		}
-	}
-	if len(norms) == 0 {
-		return nil, nil
-	}
-	slices.Sort(norms)
-	known, err := p.Store.EntitiesByName(ctx, bank, norms)
-	if err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
-		return nil, fmt.Errorf("entities by name: %w", err)
-	}
-	best := map[string]*memory.Entity{}
-	for _, e := range known {
-		n := memory.NormalizeName(e.Name)
-		if !seen[n] {
-			continue // known by an alias only
-		}
-		if e.ID == memory.EntityID(n) {
-			best[n] = nil // the name's own entity exists: it wins
-			continue
-		}
-		if b, ok := best[n]; ok && (b == nil || b.MentionCount > e.MentionCount || b.MentionCount == e.MentionCount && b.ID < e.ID) {
-			continue
-		}
-		best[n] = e
-	}
-	var ids map[string]string
-	for n, e := range best {
-		if e == nil {
-			continue
-		}
-		if ids == nil {
-			ids = map[string]string{}
-		}
-		ids[n] = e.ID
-	}
-	return ids, nil
 }
 
 // Validate checks a request before any work is done: a valid bank name,

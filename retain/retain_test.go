@@ -3,7 +3,6 @@ package retain_test
 import (
 	"context"
 	"errors"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -18,7 +17,6 @@ import (
 	"github.com/mnemo-ai/mnemo/provider/hashembed"
 	"github.com/mnemo-ai/mnemo/retain"
 	"github.com/mnemo-ai/mnemo/store/sqlite"
-	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
 // monday is Monday 2023-05-08, 13:56 UTC: "last Saturday" said then is
@@ -1107,48 +1105,6 @@ func TestPipeline_Retain_OneEntityPerName(t *testing.T) {
 		}
 		if len(ents) != 1 || ents[0].Type != memory.EntityPlace || ents[0].MentionCount != 2 {
 			t.Fatalf("entities named Berlin = %d, first %+v, want one place of 2 mentions", len(ents), *ents[0])
-		}
-	})
-	t.Run("EarlierIDs", func(t *testing.T) {
-		// A bank written when ids were keyed by type and name holds Berlin
-		// twice, as a place (mentioned more) and as a thing: new mentions
-		// join the place, and no third Berlin appears.
-		e := newEnv(t)
-		w := storetest.NewTestBatch("b", "old", "Berlin was grey.")
-		for _, f := range w.Facts {
-			f.Embedding = nil // the bank's vectors are the pipeline's embedder's
-		}
-		w.Entities = []memory.EntityUpsert{
-			{Entity: memory.Entity{ID: "ent_oldplace", Name: "Berlin", Type: memory.EntityPlace}, Mentions: 5, Episodes: 1},
-			{Entity: memory.Entity{ID: "ent_oldthing", Name: "Berlin", Type: memory.EntityThing}, Mentions: 1, Episodes: 1},
-			{Entity: memory.Entity{ID: "ent_oldmel", Name: "Melanie", Type: memory.EntityPerson, Aliases: []string{"Lisbon"}}, Mentions: 1, Episodes: 1},
-		}
-		if _, err := e.store.Write(e.ctx, w); err != nil {
-			t.Fatal(err)
-		}
-		e.retain(memory.RetainRequest{BankID: "b", Text: "We moved to a flat in Berlin last year. Then we went to Lisbon."})
-		ents, err := e.store.EntitiesByName(e.ctx, "b", []string{"berlin"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		byID := map[string]int{}
-		for _, x := range ents {
-			byID[x.ID] = x.MentionCount
-		}
-		if want := map[string]int{"ent_oldplace": 6, "ent_oldthing": 1}; !maps.Equal(byID, want) {
-			t.Errorf("entities named Berlin (id: mentions) = %v, want %v", byID, want)
-		}
-		// A name another entity holds only as an alias is not that entity.
-		lis, err := e.store.EntitiesByName(e.ctx, "b", []string{"lisbon"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var lisbon bool
-		for _, x := range lis {
-			lisbon = lisbon || x.ID == memory.EntityID("Lisbon")
-		}
-		if !lisbon {
-			t.Errorf("entities named Lisbon = %+v, want one with EntityID(Lisbon)", lis)
 		}
 	})
 	t.Run("TypesInOneFact", func(t *testing.T) {
