@@ -13,10 +13,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/wire"
 )
 
 // DefaultChatBatch is how many consecutive messages of a JSONL transcript
@@ -96,7 +96,7 @@ func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, pro
 		}
 		msg := memory.Message{ID: m.ID, Speaker: m.Speaker, Text: m.Text}
 		if m.Time != "" {
-			t, err := ParseTime(m.Time)
+			t, err := wire.ParseTime(m.Time)
 			if err != nil {
 				problems = append(problems, Problem{Line: n, Err: memory.ErrorMessage(err)})
 				continue
@@ -138,27 +138,4 @@ func parseChatLine(raw []byte) (*chatLine, error) {
 		return nil, fmt.Errorf(`"text" is missing or empty`)
 	}
 	return &m, nil
-}
-
-// timeLayouts are the time forms imports accept, tried in order.
-var timeLayouts = []string{
-	time.RFC3339Nano,
-	"2006-01-02T15:04:05",
-	"2006-01-02 15:04:05",
-	"2006-01-02T15:04",
-	"2006-01-02 15:04",
-	"2006-01-02",
-	"3:04 pm on 2 January, 2006", // LoCoMo's session times
-}
-
-// ParseTime parses a time in RFC 3339 or a common date form; times
-// without a zone are UTC.
-func ParseTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	for _, l := range timeLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, memory.Errorf(memory.EINVALID, "cannot read time %q: use RFC 3339 (2023-05-08T13:56:00Z) or YYYY-MM-DD[ HH:MM]", s)
 }

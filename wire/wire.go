@@ -6,9 +6,10 @@
 // key. Scripts rely on these keys: adding a key is fine, renaming or
 // removing one is a breaking change (wire_test.go pins them).
 //
-// Only shapes live here, no logic: adapters import mnemo, memory and
-// wire, and nothing imports an adapter. The export file format is not a
-// wire shape: it lives with the stores' contract in memory (export).
+// Only shapes live here, and how a caller spells a time (ParseTime), no
+// other logic: adapters import mnemo, memory and wire, and nothing
+// imports an adapter. The export file format is not a wire shape: it
+// lives with the stores' contract in memory (export).
 package wire
 
 import (

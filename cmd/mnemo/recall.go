@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
@@ -31,7 +30,7 @@ func newRecallCmd(g *globals) *cobra.Command {
 			}
 			q.Filter.Sensitive = sensitive
 			if asOf != "" {
-				t, err := importer.ParseTime(asOf)
+				t, err := wire.ParseTime(asOf)
 				if err != nil {
 					return err
 				}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
@@ -39,7 +38,7 @@ minutes, by "mnemo jobs run" or a running server).`,
 			}
 			req := memory.RetainRequest{BankID: g.bank, Text: text, Speaker: speaker, Source: source, ItemID: item, Tags: tags}
 			if at != "" {
-				t, err := importer.ParseTime(at)
+				t, err := wire.ParseTime(at)
 				if err != nil {
 					return err
 				}
