@@ -16,6 +16,11 @@ const (
 	EINTERNAL     = "internal"    // a bug or an unexpected failure
 )
 
+// EFORBIDDEN is the code of valid credentials that do not allow the
+// operation (an API key of too small a scope); EUNAUTHORIZED is the code
+// of no valid credentials (an unknown, revoked or expired key).
+const EFORBIDDEN = "forbidden"
+
 // Error is mnemo's application error: a code from the list above and a
 // message safe to show to the caller. Errors that are not *Error are
 // internal: adapters log them in full and show "internal error".

@@ -63,6 +63,12 @@ func TestSchema_KeyedByBank(t *testing.T) {
 			if first != "id" && first != "name" {
 				t.Errorf("banks: index %s starts with %q, want id or name", index, first)
 			}
+		case table == "api_keys":
+			// The directory of API keys, beside the banks (keys.go): keyed
+			// by its own id, its hash and the bank it names.
+			if first != "id" && first != "hash" && first != "bank" {
+				t.Errorf("api_keys: index %s starts with %q, want id, hash or bank", index, first)
+			}
 		case first == "bank_id":
 		case first == "" && strings.HasPrefix(pred, "(bank_id = "):
 			hnsw++ // an expression index confined to one bank
@@ -96,7 +102,7 @@ func TestSchema_KeyedByBank(t *testing.T) {
 		if !pk {
 			t.Errorf("table %s has no primary key", table)
 		}
-		if !bank && table != "banks" && table != "schema_migrations" {
+		if !bank && table != "banks" && table != "api_keys" && table != "schema_migrations" {
 			t.Errorf("table %s has no bank_id", table)
 		}
 	}

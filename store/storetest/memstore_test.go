@@ -22,6 +22,7 @@ import (
 type memStore struct {
 	mu    sync.Mutex
 	banks map[string]*memBank
+	keys  map[string]*memory.Key // by id; memstore_keys_test.go
 }
 
 var _ memory.Store = (*memStore)(nil)

@@ -145,6 +145,7 @@ var suite = []struct {
 	{"Watermark", []testCase{
 		{"Read", testWatermarkRead},
 	}},
+	{"Keys", []testCase{{"CreateGet", testKeysCreateGet}, {"List", testKeysList}, {"Revoke", testKeysRevoke}, {"ErrConflict", testKeysErrConflict}, {"ErrInvalid", testKeysErrInvalid}, {"OutliveBank", testKeysOutliveBank}}}, // keys.go
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
