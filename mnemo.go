@@ -215,9 +215,12 @@ func (e *Engine) Banks(ctx context.Context) ([]*memory.Bank, error) {
 	return e.store.Banks(ctx)
 }
 
-// DeleteBank deletes a bank and everything in it.
+// DeleteBank deletes a bank and everything in it, and revokes its API keys.
 func (e *Engine) DeleteBank(ctx context.Context, name string) error {
-	return e.store.DeleteBank(ctx, name)
+	if err := e.store.DeleteBank(ctx, name); err != nil {
+		return err
+	}
+	return e.revokeBankKeys(ctx, name) // keys.go
 }
 
 // Retain remembers one item (see retain.Pipeline.Retain). The default
