@@ -36,6 +36,9 @@ func TestKeys(t *testing.T) {
 		{wire.ImportFailure{}, "bank item error"},
 		{wire.Problem{}, "line error"},
 		{wire.ImportBank{}, "bank records counts"},
+		{wire.Key{}, "id bank scope name created_at expires_at revoked_at"},
+		{wire.CreatedKey{}, "key id bank scope name created_at expires_at"},
+		{wire.KeyList{}, "keys"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

@@ -24,6 +24,7 @@ const (
 	exitConflict    = 4
 	exitUnavailable = 5
 	exitPartial     = 6 // some items of an import failed; the rest landed
+	exitForbidden   = 7 // a valid key whose scope does not allow the operation
 )
 
 func main() {
@@ -76,6 +77,8 @@ func exitCode(code string) int {
 		return exitConflict
 	case memory.EUNAVAILABLE, memory.EUNAUTHORIZED:
 		return exitUnavailable
+	case memory.EFORBIDDEN:
+		return exitForbidden
 	}
 	return exitInternal
 }
