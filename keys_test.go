@@ -212,3 +212,29 @@ func TestEngine_Keys(t *testing.T) {
 		t.Errorf("Keys(bad name) = %v, want EINVALID", err)
 	}
 }
+
+// Keys are not bank data: a bank's export holds none of its keys.
+func TestEngine_ExportHasNoKeys(t *testing.T) {
+	ctx := context.Background()
+	eng, _ := openKeys(t)
+	if _, err := eng.Retain(ctx, memory.RetainRequest{BankID: "a", Text: "Melanie adopted a puppy named Biscuit."}); err != nil {
+		t.Fatal(err)
+	}
+	secret, k, err := eng.CreateKey(ctx, mnemo.KeyRequest{Bank: "a", Scope: memory.ScopeRead, Name: "exported?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := eng.Export(ctx, "a", &buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "Biscuit") {
+		t.Fatalf("export does not hold the bank's fact:\n%s", out)
+	}
+	for _, s := range []string{secret, k.Hash, k.ID, k.Name} {
+		if strings.Contains(out, s) {
+			t.Errorf("export holds %q", s)
+		}
+	}
+}
