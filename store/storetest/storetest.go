@@ -145,6 +145,13 @@ var suite = []struct {
 	{"Watermark", []testCase{
 		{"Read", testWatermarkRead},
 	}},
+	{"Blocks", []testCase{ // block.go
+		{"RoundTrip", testBlocksRoundTrip},
+		{"Limits", testBlocksLimits},
+		{"Concurrent", testBlocksConcurrent},
+		{"Isolation", testBlocksIsolation},
+		{"UnknownBank", testBlocksUnknownBank},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
