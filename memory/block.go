@@ -124,7 +124,10 @@ type BlockEdit struct {
 // ApplyBlockEdit returns the block e makes of cur, the stored block
 // (nil if there is none yet: the default block of that name, or an empty
 // custom block with DefaultBlockMaxChars, is created). cur is not
-// changed. Every edit but one with no Mode counts one write.
+// changed. Every edit but one with no Mode counts one write; UpdatedAt
+// moves only when the block changes, so an edit with no Mode, Label or
+// MaxChars creates the block if it is missing and otherwise leaves it as
+// it is.
 //
 // The result is EINVALID, and nothing is to be stored, when name is not
 // a valid block name, the mode is unknown, a text is not valid UTF-8,
@@ -193,7 +196,9 @@ func ApplyBlockEdit(bank, name string, cur *Block, e BlockEdit) (*Block, error) 
 	if e.Mode != "" {
 		b.Writes++
 	}
-	b.UpdatedAt = StoreTime(e.At)
+	if cur == nil || e.Mode != "" || b.Label != cur.Label || b.MaxChars != cur.MaxChars {
+		b.UpdatedAt = StoreTime(e.At)
+	}
 	return &b, nil
 }
 

@@ -86,12 +86,14 @@ func (s *Store) EditBlock(ctx context.Context, bankID, name string, e memory.Blo
 		if err := requireBank(ctx, tx, bankID); err != nil {
 			return err
 		}
-		cur, err := block(ctx, tx, bankID, name)
-		if memory.ErrorCode(err) == memory.ENOTFOUND {
+		// FOR UPDATE: a concurrent ReadBlock (one UPDATE, outside the
+		// bank lock) waits for this edit, or this edit reads its count.
+		cur, err := scanBlock(bankID, tx.QueryRow(ctx, `SELECT `+blockColumns+` FROM blocks WHERE bank_id = $1 AND name = $2 FOR UPDATE`, bankID, name))
+		if errors.Is(err, pgx.ErrNoRows) {
 			cur, err = nil, nil
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("block %s: %w", name, err)
 		}
 		out, err = memory.ApplyBlockEdit(bankID, name, cur, e)
 		if err != nil {
