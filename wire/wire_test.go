@@ -36,6 +36,8 @@ func TestKeys(t *testing.T) {
 		{wire.ImportFailure{}, "bank item error"},
 		{wire.Problem{}, "line error"},
 		{wire.ImportBank{}, "bank records counts"},
+		{wire.Block{}, "bank name label value chars max_chars reads writes last_read_at created_at updated_at"},
+		{wire.BlockList{}, "blocks"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string
