@@ -20,7 +20,7 @@ import (
 const ExportVersion = 2
 
 // Record kinds of an export, in the order Exporter.Export emits them.
-// Kinds that later versions add (dreams, blocks, runs) take their place
+// Kinds that later versions add (dreams, runs) take their place
 // in this order, each with its own Export* type and ExportRecord field.
 const (
 	RecordHeader       = "header"
