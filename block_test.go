@@ -2,6 +2,8 @@ package mnemo_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,4 +148,37 @@ func TestEngine_WriteBlock(t *testing.T) {
 	if err := eng.DeleteBlock(ctx, "", "scratch"); memory.ErrorCode(err) != memory.ENOTFOUND {
 		t.Errorf("DeleteBlock(scratch) again: %v, want ENOTFOUND", err)
 	}
+}
+
+func ExampleEngine_WriteBlock() {
+	dir, err := os.MkdirTemp("", "mnemo-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	eng, err := mnemo.Open(ctx, mnemo.Config{DB: filepath.Join(dir, "memory.db")})
+	if err != nil {
+		panic(err)
+	}
+	defer eng.Close()
+
+	if _, err := eng.WriteBlock(ctx, "", memory.BlockUserProfile, "Name: Alice.", mnemo.BlockOptions{}); err != nil {
+		panic(err)
+	}
+	if _, err := eng.WriteBlock(ctx, "", memory.BlockUserProfile, "Lives in Lisbon.", mnemo.BlockOptions{Mode: memory.BlockAppend}); err != nil {
+		panic(err)
+	}
+	b, err := eng.Block(ctx, "", memory.BlockUserProfile)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s (%d/%d characters):\n%s\n", b.Name, b.Chars(), b.MaxChars, b.Value)
+	_, err = eng.WriteBlock(ctx, "", memory.BlockUserProfile, "Likes tea.", mnemo.BlockOptions{Mode: memory.BlockReplace, Old: "coffee"})
+	fmt.Println(memory.ErrorCode(err))
+	// Output:
+	// user_profile (29/2000 characters):
+	// Name: Alice.
+	// Lives in Lisbon.
+	// invalid
 }
