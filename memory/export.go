@@ -20,7 +20,7 @@ import (
 const ExportVersion = 2
 
 // Record kinds of an export, in the order Exporter.Export emits them.
-// Kinds that later versions add (dreams, blocks, runs) take their place
+// Kinds that later versions add (dreams, runs) take their place
 // in this order, each with its own Export* type and ExportRecord field.
 const (
 	RecordHeader       = "header"
@@ -35,6 +35,7 @@ const (
 	RecordObservation  = "observation"
 	RecordWatermark    = "watermark"
 	RecordSession      = "session"
+	RecordBlock        = "block"
 )
 
 // ExportRecord is one record of a bank's export: Kind names it and the
@@ -62,6 +63,7 @@ type ExportRecord struct {
 	Observation  *ExportObservation  `json:"observation,omitempty"`
 	Watermark    *ExportWatermark    `json:"watermark,omitempty"`
 	Session      *ExportSession      `json:"session,omitempty"`
+	Block        *ExportBlock        `json:"block,omitempty"`
 }
 
 // ExportBank is a bank as exported: the header's Bank. Records carry no
@@ -465,7 +467,7 @@ type Exporter interface {
 	// id, with aliases and name embeddings; refs by fact then entity;
 	// co-occurrences; relations by id; links; observations by id;
 	// watermarks by source; sessions by name, with their buffered
-	// messages. Queued jobs are not bank state and are not exported.
+	// messages; stored blocks by name. Queued jobs are not bank state and are not exported.
 	// Empty lists and maps are nil. ENOTFOUND if the bank does not
 	// exist; an error from fn stops the export and is returned.
 	Export(ctx context.Context, bankID string, fn func(*ExportRecord) error) error

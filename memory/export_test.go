@@ -196,6 +196,16 @@ const pinnedExportTags = `
 	ExportSessionMessage.Text text
 	ExportSessionMessage.At at,omitzero
 	ExportSessionMessage.Received received,omitzero
+	ExportRecord.Block block,omitempty
+	ExportBlock.Name name
+	ExportBlock.Label label,omitempty
+	ExportBlock.Value value
+	ExportBlock.MaxChars max_chars
+	ExportBlock.Reads reads
+	ExportBlock.Writes writes
+	ExportBlock.LastReadAt last_read_at,omitzero
+	ExportBlock.CreatedAt created_at,omitzero
+	ExportBlock.UpdatedAt updated_at,omitzero
 `
 
 func TestReadExportHeader(t *testing.T) {

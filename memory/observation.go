@@ -72,16 +72,6 @@ type Dream struct {
 	CreatedAt     time.Time
 }
 
-// Block is named working-memory text (persona, user_profile,
-// working_context, …) with a size limit.
-type Block struct {
-	BankID    string
-	Name      string
-	Text      string
-	MaxChars  int
-	UpdatedAt time.Time
-}
-
 // Run is the audit record of one consolidation pass or forget: what ran,
 // when, with what counts and error.
 type Run struct {

@@ -30,7 +30,8 @@ type Store interface {
 	JobQueue
 	SessionBuffer
 	AccessRecorder
-	Keys // key.go
+	Keys   // key.go
+	Blocks // block.go
 	// Close releases the store's resources.
 	Close() error
 }

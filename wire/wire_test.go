@@ -39,6 +39,8 @@ func TestKeys(t *testing.T) {
 		{wire.Key{}, "id bank scope name created_at expires_at revoked_at"},
 		{wire.CreatedKey{}, "key id bank scope name created_at expires_at"},
 		{wire.KeyList{}, "keys"},
+		{wire.Block{}, "bank name label value chars max_chars reads writes last_read_at created_at updated_at"},
+		{wire.BlockList{}, "blocks"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

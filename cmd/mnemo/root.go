@@ -119,6 +119,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newEmbeddingsCmd(g))
 	root.AddCommand(newExportCmd(g)) // export.go
 	root.AddCommand(newKeysCmd(g))   // keys.go
+	root.AddCommand(newBlocksCmd(g)) // blocks.go
 	typeUsageErrors(root)
 	return root, g
 }

@@ -213,9 +213,11 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 		return err
 	}
 	if rec := sessions.Last(); rec != nil {
-		return fn(rec)
+		if err := fn(rec); err != nil {
+			return err
+		}
 	}
-	return nil
+	return exportBlocks(ctx, tx, bankID, fn)
 }
 
 // Import implements memory.Importer in one transaction under the bank's
@@ -330,6 +332,7 @@ var importOrder = []struct {
 	{memory.RecordWatermark, "watermarks", []string{"bank_id", "source", "last_item", "last_error", "updated_at"}},
 	{memory.RecordSession, "sessions", []string{"bank_id", "session", "next_seq"}},
 	{"session_messages", "session_messages", []string{"bank_id", "session", "seq", "role", "message_id", "speaker", "text", "at", "received"}},
+	{memory.RecordBlock, "blocks", blockCopyColumns},
 }
 
 // importRow is a record as the values of its importOrder columns.
@@ -397,6 +400,8 @@ func importRow(bank string, rec *memory.ExportRecord, dim *int) ([]any, error) {
 		return []any{bank, w.Source, w.LastItem, w.LastError, w.UpdatedAt.UTC().Truncate(time.Microsecond)}, nil
 	case rec.Kind == memory.RecordSession && rec.Session != nil:
 		return []any{bank, rec.Session.Session, rec.Session.NextSeq}, nil
+	case rec.Kind == memory.RecordBlock && rec.Block != nil:
+		return importBlockRow(bank, rec.Block)
 	}
 	return nil, memory.Errorf(memory.EINVALID, "import: a record of kind %q cannot be imported (or is empty)", rec.Kind)
 }

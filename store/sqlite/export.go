@@ -233,9 +233,11 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 		return err
 	}
 	if rec := sessions.Last(); rec != nil {
-		return fn(rec)
+		if err := fn(rec); err != nil {
+			return err
+		}
 	}
-	return nil
+	return exportBlocks(ctx, tx, bankID, fn)
 }
 
 // Import implements memory.Importer in one write transaction. Facts enter
@@ -392,6 +394,8 @@ func importRecord(ctx context.Context, tx *sql.Tx, bank string, rec *memory.Expo
 			rows = append(rows, []any{bank, x.Session, m.Seq, string(m.Role), m.MessageID, m.Speaker, m.Text, toMicro(m.At), m.Received.UnixMicro()})
 		}
 		return bulkInsert(ctx, tx, `INSERT INTO session_messages (bank_id, session, seq, role, message_id, speaker, text, at, received)`, ``, rows)
+	case rec.Kind == memory.RecordBlock && rec.Block != nil:
+		return importBlock(ctx, tx, bank, rec.Block)
 	}
 	return memory.Errorf(memory.EINVALID, "import: a record of kind %q cannot be imported (or is empty)", rec.Kind)
 }

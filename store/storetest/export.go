@@ -38,9 +38,10 @@ func (e *env) exportStore() (memory.Exporter, memory.Importer) {
 // WriteExportBank builds the bank "x" of the golden export in s through
 // the store's own calls, at fixed times: every record kind, every field
 // of a fact, an entity with aliases and a name embedding, a superseded
-// and a reinforced fact, accesses, an observation, a watermark, and a
+// and a reinforced fact, accesses, an observation, a watermark, a
 // session with buffered messages (imported: the store stamps appended
-// messages with its own clock). s must implement memory.Importer and
+// messages with its own clock), and a default and a custom block, one of
+// them read. s must implement memory.Importer and
 // memory.ObservationStore.
 func WriteExportBank(ctx context.Context, t testing.TB, s memory.Store) {
 	t.Helper()
@@ -103,6 +104,13 @@ func WriteExportBank(ctx context.Context, t testing.TB, s memory.Store) {
 			{Seq: 3, Role: memory.RoleUser, MessageID: "m3", Speaker: "Melanie", Text: "I start a new job on Monday.", At: hours(5), Received: hours(5)},
 			{Seq: 4, Role: memory.RoleAssistant, Text: "Congratulations!", Received: hours(5.5)},
 		}}}, {Kind: memory.RecordSession, Session: &memory.ExportSession{Session: "chat-0", NextSeq: 7}}}))
+
+	_, err = s.EditBlock(ctx, "x", memory.BlockPersona, memory.BlockEdit{Mode: memory.BlockWrite, Value: "Warm, brief & <precise>.", At: hours(6)})
+	fail("EditBlock persona", err)
+	_, err = s.EditBlock(ctx, "x", "trip_plan", memory.BlockEdit{Mode: memory.BlockAppend, Value: "Lyon in May.", Label: "The trip", MaxChars: 300, At: hours(6)})
+	fail("EditBlock trip_plan", err)
+	_, err = s.ReadBlock(ctx, "x", "trip_plan", hours(7))
+	fail("ReadBlock trip_plan", err)
 }
 
 // ExportLines exports bank from x as mnemo export writes it: one JSON
@@ -235,12 +243,14 @@ func testExportErrors(e *env) {
 	}
 	e.newBank("y")
 	for name, rec := range map[string]*memory.ExportRecord{
-		"header":               {Kind: memory.RecordHeader, Version: memory.ExportVersion, Bank: &memory.ExportBank{ID: "y", Name: "y"}},
-		"empty fact":           {Kind: memory.RecordFact},
-		"unknown kind":         {Kind: "dream"},
-		"fact, no seq":         {Kind: memory.RecordFact, Fact: &memory.ExportFact{ID: "f", Text: "t"}},
-		"wrong dim":            {Kind: memory.RecordFact, Fact: &memory.ExportFact{ID: "f", Seq: 1, Text: "t", Embedding: []float32{1, 0}}},
-		"observation, no text": {Kind: memory.RecordObservation, Observation: &memory.ExportObservation{ID: "o"}},
+		"header":                {Kind: memory.RecordHeader, Version: memory.ExportVersion, Bank: &memory.ExportBank{ID: "y", Name: "y"}},
+		"empty fact":            {Kind: memory.RecordFact},
+		"unknown kind":          {Kind: "dream"},
+		"fact, no seq":          {Kind: memory.RecordFact, Fact: &memory.ExportFact{ID: "f", Text: "t"}},
+		"wrong dim":             {Kind: memory.RecordFact, Fact: &memory.ExportFact{ID: "f", Seq: 1, Text: "t", Embedding: []float32{1, 0}}},
+		"observation, no text":  {Kind: memory.RecordObservation, Observation: &memory.ExportObservation{ID: "o"}},
+		"block, past its limit": {Kind: memory.RecordBlock, Block: &memory.ExportBlock{Name: "b", Value: "too long", MaxChars: 3}},
+		"block, bad name":       {Kind: memory.RecordBlock, Block: &memory.ExportBlock{Name: "B b", MaxChars: 3}},
 	} {
 		wantCode(e.t, fmt.Sprintf("Import(%s)", name), im.Import(e.ctx, "y", []*memory.ExportRecord{rec}), memory.EINVALID)
 	}

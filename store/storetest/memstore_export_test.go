@@ -108,6 +108,9 @@ func (s *memStore) Export(_ context.Context, bankID string, fn func(*memory.Expo
 		}
 		add(memory.RecordSession, func(r *memory.ExportRecord) { r.Session = x })
 	}
+	for _, name := range slices.Sorted(maps.Keys(b.blocks)) {
+		add(memory.RecordBlock, func(r *memory.ExportRecord) { r.Block = memory.ExportedBlock(b.blocks[name]) })
+	}
 	for _, r := range recs {
 		if err := fn(r); err != nil {
 			return err
@@ -225,6 +228,18 @@ func (s *memStore) Import(_ context.Context, bankID string, recs []*memory.Expor
 				b.sessions = map[string]*memSession{}
 			}
 			b.sessions[x.Session] = ss
+		case rec.Kind == memory.RecordBlock && rec.Block != nil:
+			blk := rec.Block.Block(bankID)
+			if err := memory.ValidateBlock(blk); err != nil {
+				return memory.Errorf(memory.EINVALID, "import: %s", memory.ErrorMessage(err))
+			}
+			if b.blocks[blk.Name] != nil {
+				return conflict("block", blk.Name)
+			}
+			if b.blocks == nil {
+				b.blocks = map[string]*memory.Block{}
+			}
+			b.blocks[blk.Name] = blk
 		default:
 			return memory.Errorf(memory.EINVALID, "import: a record of kind %q cannot be imported (or is empty)", rec.Kind)
 		}

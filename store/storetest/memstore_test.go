@@ -46,6 +46,7 @@ type memBank struct {
 	sessions   map[string]*memSession // by session id; memstore_queue_test.go
 	// observations by id; memstore_observation_test.go
 	observations map[string]*memory.Observation
+	blocks       map[string]*memory.Block // by name; memstore_block_test.go
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.
@@ -63,6 +64,7 @@ func (b *memBank) clone() *memBank {
 	c.entVecs = maps.Clone(b.entVecs)
 	c.jobs, c.sessions = maps.Clone(b.jobs), maps.Clone(b.sessions)
 	c.observations = maps.Clone(b.observations)
+	c.blocks = maps.Clone(b.blocks)
 	return &c
 }
 

@@ -146,6 +146,13 @@ var suite = []struct {
 		{"Read", testWatermarkRead},
 	}},
 	{"Keys", []testCase{{"CreateGet", testKeysCreateGet}, {"List", testKeysList}, {"Revoke", testKeysRevoke}, {"ErrConflict", testKeysErrConflict}, {"ErrInvalid", testKeysErrInvalid}, {"OutliveBank", testKeysOutliveBank}}}, // keys.go
+	{"Blocks", []testCase{ // block.go
+		{"RoundTrip", testBlocksRoundTrip},
+		{"Limits", testBlocksLimits},
+		{"Concurrent", testBlocksConcurrent},
+		{"Isolation", testBlocksIsolation},
+		{"UnknownBank", testBlocksUnknownBank},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
