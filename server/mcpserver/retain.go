@@ -1,0 +1,121 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/wire"
+)
+
+// RetainInput are the arguments of the retain (remember) tool.
+type RetainInput struct {
+	Text       string   `json:"text" jsonschema:"what to remember: one or more short, self-contained sentences that name who and what they are about and say when, e.g. 'Alice moved to Lisbon in May 2024.' or 'The user prefers answers in French.' Not a whole transcript."`
+	Bank       string   `json:"bank,omitempty" jsonschema:"memory bank to write to; omit to use the server's default bank"`
+	Speaker    string   `json:"speaker,omitempty" jsonschema:"who said or wrote it (e.g. 'user', 'Alice'); omit if unknown"`
+	OccurredAt string   `json:"occurred_at,omitempty" jsonschema:"when it was said or happened, RFC 3339 or YYYY-MM-DD[ HH:MM]; relative dates in the text ('yesterday') are resolved against it; omit for now"`
+	Tags       []string `json:"tags,omitempty" jsonschema:"optional labels to filter by later, e.g. ['project-x']"`
+	Confirm    bool     `json:"confirm,omitempty" jsonschema:"only when the server requires approval and a previous call answered pending: set true after the user agreed to store exactly this text; ignored otherwise"`
+}
+
+// retainDescription is the retain tool's description.
+const retainDescription = `Store something in long-term memory so it can be recalled in later conversations.
+
+Use it when you learn a durable fact worth keeping: a preference, a person or project detail, a decision, a date, an event. Write short self-contained sentences (resolve "he", "it", "there" to names). Facts, entities and dates are extracted from the text; retaining the same text twice is harmless (reported as a duplicate), and a newer fact that contradicts an older one supersedes it.
+
+The result says what was stored (facts, entities). If the server requires approval, the result may be pending: show the user the text and call again with confirm=true only once they agree.`
+
+// addRetain registers the retain tool under name (retain and its alias
+// remember share it).
+func (s *Server) addRetain(name string) {
+	desc := retainDescription
+	if name != "retain" {
+		desc = "Alias of retain. " + desc
+	}
+	mcp.AddTool(s.mcp, &mcp.Tool{
+		Name:        name,
+		Title:       "Remember",
+		Description: desc,
+		Annotations: &mcp.ToolAnnotations{Title: "Remember", IdempotentHint: true, OpenWorldHint: new(false)},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in RetainInput) (*mcp.CallToolResult, *wire.Retained, error) {
+		out, err := s.retain(ctx, req, in)
+		if err != nil {
+			return nil, nil, s.toolError(name, err)
+		}
+		return textResult(out.Message), out, nil
+	})
+}
+
+// retain stores in.Text through Engine.Retain, after the user's approval
+// when the server requires it.
+func (s *Server) retain(ctx context.Context, req *mcp.CallToolRequest, in RetainInput) (*wire.Retained, error) {
+	bank, err := s.bank(ctx, req, in.Bank)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		return nil, memory.Errorf(memory.EINVALID, "text is empty: give the sentences to remember")
+	}
+	r := memory.RetainRequest{BankID: bank, Text: in.Text, Speaker: in.Speaker, Tags: in.Tags}
+	if in.OccurredAt != "" {
+		t, err := wire.ParseTime(in.OccurredAt)
+		if err != nil {
+			return nil, err
+		}
+		r.At = t
+	}
+	if s.opts.RequireApproval {
+		ok, pending, err := s.approve(ctx, req, bank, in)
+		if err != nil {
+			return nil, err
+		}
+		if pending {
+			return &wire.Retained{Bank: bank, Pending: true, Message: fmt.Sprintf(
+				"Not stored yet: this server requires the user's approval. Show the user the text below and, only if they agree, call %s again with the same arguments and confirm=true.\n\n%s", req.Params.Name, in.Text)}, nil
+		}
+		if !ok {
+			return &wire.Retained{Bank: bank, Message: "Not stored: the user declined."}, nil
+		}
+	}
+	res, err := s.eng.Retain(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out := &wire.Retained{Bank: bank, Stored: true, Result: wire.NewRetainResult(res)}
+	if res.Duplicate {
+		out.Message = fmt.Sprintf("Already remembered in bank %q: nothing new to store.", bank)
+	} else {
+		out.Message = fmt.Sprintf("Remembered in bank %q: %d facts, %d entities.", bank, res.Facts, res.Entities)
+	}
+	return out, nil
+}
+
+// approve asks for the user's approval of a retain: through elicitation
+// when the client supports it (ok is the user's answer), otherwise
+// through the confirm argument (pending until the agent calls again with
+// confirm=true).
+func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, bank string, in RetainInput) (ok, pending bool, err error) {
+	if !canElicit(req.Session) {
+		return in.Confirm, !in.Confirm, nil
+	}
+	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
+		Message:         fmt.Sprintf("Store this in long-term memory (bank %q)?\n\n%s", bank, in.Text),
+		RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
+	})
+	if err != nil {
+		return false, false, memory.Errorf(memory.EUNAVAILABLE, "asking the user for approval failed: %v", err)
+	}
+	return res.Action == "accept", false, nil
+}
+
+// canElicit reports whether the client of ss declared elicitation.
+func canElicit(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
