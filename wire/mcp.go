@@ -1,14 +1,14 @@
 package wire
 
 // RecallPage is one page of a recall as the MCP recall tool serves it:
-// the facts of the page that fit the token budget, the context text made
-// of exactly those facts (and, on the first page, the observations), and
-// where the next page starts. NextOffset is absent on the last page.
+// the facts of the page that fit the token budget (and, on the first
+// page, the observations), the tokens the page takes, and where the next
+// page starts; NextOffset is absent on the last page. The page's context
+// text is not repeated here: it is the tool result's text content.
 type RecallPage struct {
 	Bank         string         `json:"bank"`
 	Observations []Observation  `json:"observations,omitempty"`
 	Results      []RecallResult `json:"results"`
-	Context      string         `json:"context"`
 	Tokens       int            `json:"tokens"`
 	Offset       int            `json:"offset"`
 	NextOffset   int            `json:"next_offset,omitempty"`

@@ -36,7 +36,7 @@ func TestKeys(t *testing.T) {
 		{wire.ImportFailure{}, "bank item error"},
 		{wire.Problem{}, "line error"},
 		{wire.ImportBank{}, "bank records counts"},
-		{wire.RecallPage{}, "bank observations results context tokens offset next_offset"},
+		{wire.RecallPage{}, "bank observations results tokens offset next_offset"},
 		{wire.Retained{}, "bank stored pending result message"},
 	} {
 		typ := reflect.TypeOf(c.v)

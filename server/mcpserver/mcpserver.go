@@ -16,9 +16,9 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Name is the implementation name the server announces.

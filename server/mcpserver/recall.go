@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Limits of the recall tool. A tool result lands whole in the model's
@@ -49,25 +49,25 @@ func (s *Server) addRecall() {
 		Description: recallDescription,
 		Annotations: &mcp.ToolAnnotations{Title: "Recall", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, *wire.RecallPage, error) {
-		page, err := s.recall(ctx, req, in)
+		page, context, err := s.recall(ctx, req, in)
 		if err != nil {
 			return nil, nil, s.toolError("recall", err)
 		}
-		return textResult(recallText(page)), page, nil
+		return textResult(recallText(page, context)), page, nil
 	})
 }
 
 // recall answers one page of a recall through Engine.Recall: it asks the
 // engine for every result up to the page's end (and one more, to know
 // whether another page exists) and keeps the page's results, best first,
-// while they fit the budget.
-func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in RecallInput) (*wire.RecallPage, error) {
+// while they fit the budget. It returns the page and its context text.
+func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in RecallInput) (*wire.RecallPage, string, error) {
 	bank, err := s.bank(ctx, req, in.Bank)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if strings.TrimSpace(in.Query) == "" {
-		return nil, memory.Errorf(memory.EINVALID, "query is empty: say what you want to know")
+		return nil, "", memory.Errorf(memory.EINVALID, "query is empty: say what you want to know")
 	}
 	limit, budget := in.Limit, in.Budget
 	if limit == 0 {
@@ -78,13 +78,13 @@ func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in Recall
 	}
 	switch {
 	case limit < 1 || limit > MaxRecallLimit:
-		return nil, memory.Errorf(memory.EINVALID, "limit %d: use 1 to %d results per page", limit, MaxRecallLimit)
+		return nil, "", memory.Errorf(memory.EINVALID, "limit %d: use 1 to %d results per page", limit, MaxRecallLimit)
 	case budget < MinRecallBudget || budget > MaxRecallBudget:
-		return nil, memory.Errorf(memory.EINVALID, "budget %d: use %d to %d tokens", budget, MinRecallBudget, MaxRecallBudget)
+		return nil, "", memory.Errorf(memory.EINVALID, "budget %d: use %d to %d tokens", budget, MinRecallBudget, MaxRecallBudget)
 	case in.Offset < 0:
-		return nil, memory.Errorf(memory.EINVALID, "offset %d: must be 0 or more", in.Offset)
+		return nil, "", memory.Errorf(memory.EINVALID, "offset %d: must be 0 or more", in.Offset)
 	case in.Offset+limit > memory.MaxRecallLimit:
-		return nil, memory.Errorf(memory.EINVALID, "offset %d: recall reads at most the best %d results", in.Offset, memory.MaxRecallLimit)
+		return nil, "", memory.Errorf(memory.EINVALID, "offset %d: recall reads at most the best %d results", in.Offset, memory.MaxRecallLimit)
 	}
 	q := memory.Query{BankID: bank, Text: in.Query, Limit: min(in.Offset+limit+1, memory.MaxRecallLimit), Budget: budget}
 	if in.History {
@@ -93,25 +93,36 @@ func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in Recall
 	if in.AsOf != "" {
 		t, err := wire.ParseTime(in.AsOf)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		q.Filter.AsOf = t
 	}
 	rec, err := s.eng.Recall(ctx, q)
-	if err != nil {
-		return nil, err
+	if memory.ErrorCode(err) == memory.ENOTFOUND && bank == memory.DefaultBank {
+		// The default bank is made by the first retain: before it, an
+		// agent's first recall simply finds nothing.
+		rec, err = &memory.Recollection{}, nil
 	}
-	return paginate(bank, rec, in.Offset, limit, budget), nil
+	if err != nil {
+		return nil, "", err
+	}
+	page, context := paginate(bank, rec, in.Offset, limit, budget)
+	return page, context, nil
 }
 
-// paginate is the page of rec from offset: at most limit results, taken
-// best first while the page's tokens stay within budget, with the first
-// page's observations ahead of them. The first result of a page is
+// paginate is the page of rec from offset and its context text: at most
+// limit results, taken best first while the page's tokens (its
+// structured content and its text together) stay within budget, with the
+// first page's observations ahead of them. The first result of a page is
 // always taken, clipped to the budget if it alone exceeds it, so a page
 // never comes back empty while results remain.
-func paginate(bank string, rec *memory.Recollection, offset, limit, budget int) *wire.RecallPage {
+func paginate(bank string, rec *memory.Recollection, offset, limit, budget int) (*wire.RecallPage, string) {
 	all := wire.NewRecall(rec)
 	page := &wire.RecallPage{Bank: bank, Results: []wire.RecallResult{}, Offset: offset}
+	// What every page costs besides its items: the structured page's keys
+	// and the text's header and paging line, at their longest.
+	envelope := wire.RecallPage{Bank: bank, Tokens: budget, Offset: offset, NextOffset: memory.MaxRecallLimit}
+	page.Tokens = jsonTokens(envelope) + countTokens(recallText(&envelope, " "))
 	var text strings.Builder
 	if offset == 0 {
 		for i, o := range all.Observations {
@@ -144,19 +155,18 @@ func paginate(bank string, rec *memory.Recollection, offset, limit, budget int) 
 	if next < len(all.Results) {
 		page.NextOffset = next
 	}
-	page.Context = text.String()
-	return page
+	return page, text.String()
 }
 
 // recallText is the text content of a page: its context and, when there
 // is more, how to read on.
-func recallText(p *wire.RecallPage) string {
+func recallText(p *wire.RecallPage, context string) string {
 	var b strings.Builder
-	if p.Context == "" {
+	if context == "" {
 		b.WriteString("Nothing relevant remembered.\n")
 	} else {
 		fmt.Fprintf(&b, "Memories from bank %q, best first:\n", p.Bank)
-		b.WriteString(p.Context)
+		b.WriteString(context)
 	}
 	if p.NextOffset > 0 {
 		fmt.Fprintf(&b, "(More results: call recall again with offset=%d.)\n", p.NextOffset)

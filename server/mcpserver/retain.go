@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // RetainInput are the arguments of the retain (remember) tool.
