@@ -41,48 +41,52 @@ func (s *Server) addRetain(name string) {
 		Description: desc,
 		Annotations: &mcp.ToolAnnotations{Title: "Remember", IdempotentHint: true, OpenWorldHint: new(false)},
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in RetainInput) (*mcp.CallToolResult, *wire.Retained, error) {
-		out, err := s.retain(ctx, req, in)
+		out, ask, err := s.retain(ctx, req, in)
 		if err != nil {
 			return nil, nil, s.toolError(name, err)
+		}
+		if ask != nil {
+			return ask, nil, nil
 		}
 		return textResult(out.Message), out, nil
 	})
 }
 
 // retain stores in.Text through Engine.Retain, after the user's approval
-// when the server requires it.
-func (s *Server) retain(ctx context.Context, req *mcp.CallToolRequest, in RetainInput) (*wire.Retained, error) {
+// when the server requires it. When the approval is still to be asked it
+// returns ask, the tool result that asks it, and nothing else.
+func (s *Server) retain(ctx context.Context, req *mcp.CallToolRequest, in RetainInput) (_ *wire.Retained, ask *mcp.CallToolResult, _ error) {
 	bank, err := s.bank(ctx, req, in.Bank)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if strings.TrimSpace(in.Text) == "" {
-		return nil, memory.Errorf(memory.EINVALID, "text is empty: give the sentences to remember")
+		return nil, nil, memory.Errorf(memory.EINVALID, "text is empty: give the sentences to remember")
 	}
 	r := memory.RetainRequest{BankID: bank, Text: in.Text, Speaker: in.Speaker, Tags: in.Tags}
 	if in.OccurredAt != "" {
 		t, err := wire.ParseTime(in.OccurredAt)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r.At = t
 	}
 	if s.opts.RequireApproval {
-		ok, pending, err := s.approve(ctx, req, bank, in)
-		if err != nil {
-			return nil, err
+		ok, pending, ask := approve(req, bank, in)
+		if ask != nil {
+			return nil, ask, nil
 		}
 		if pending {
 			return &wire.Retained{Bank: bank, Pending: true, Message: fmt.Sprintf(
-				"Not stored yet: this server requires the user's approval. Show the user the text below and, only if they agree, call %s again with the same arguments and confirm=true.\n\n%s", req.Params.Name, in.Text)}, nil
+				"Not stored yet: this server requires the user's approval. Show the user the text below and, only if they agree, call %s again with the same arguments and confirm=true.\n\n%s", req.Params.Name, in.Text)}, nil, nil
 		}
 		if !ok {
-			return &wire.Retained{Bank: bank, Message: "Not stored: the user declined."}, nil
+			return &wire.Retained{Bank: bank, Message: "Not stored: the user declined."}, nil, nil
 		}
 	}
 	res, err := s.eng.Retain(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := &wire.Retained{Bank: bank, Stored: true, Result: wire.NewRetainResult(res)}
 	if res.Duplicate {
@@ -90,25 +94,29 @@ func (s *Server) retain(ctx context.Context, req *mcp.CallToolRequest, in Retain
 	} else {
 		out.Message = fmt.Sprintf("Remembered in bank %q: %d facts, %d entities.", bank, res.Facts, res.Entities)
 	}
-	return out, nil
+	return out, nil, nil
 }
 
-// approve asks for the user's approval of a retain: through elicitation
-// when the client supports it (ok is the user's answer), otherwise
-// through the confirm argument (pending until the agent calls again with
-// confirm=true).
-func (s *Server) approve(ctx context.Context, req *mcp.CallToolRequest, bank string, in RetainInput) (ok, pending bool, err error) {
+// approvalID names the approval among a call's input requests.
+const approvalID = "approve"
+
+// approve decides a retain that needs the user's approval. A client that
+// supports elicitation is asked through a multi round-trip input request
+// (the SDK asks older clients itself and calls the tool again): the first
+// call returns ask, the retry carries the user's answer (ok). Any other
+// client answers through the confirm argument: pending until the agent
+// calls again with confirm=true.
+func approve(req *mcp.CallToolRequest, bank string, in RetainInput) (ok, pending bool, ask *mcp.CallToolResult) {
 	if !canElicit(req.Session) {
 		return in.Confirm, !in.Confirm, nil
 	}
-	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
+	if res, found := req.Params.InputResponses[approvalID].(*mcp.ElicitResult); found {
+		return res.Action == "accept", false, nil
+	}
+	return false, false, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{approvalID: &mcp.ElicitParams{
 		Message:         fmt.Sprintf("Store this in long-term memory (bank %q)?\n\n%s", bank, in.Text),
 		RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
-	})
-	if err != nil {
-		return false, false, memory.Errorf(memory.EUNAVAILABLE, "asking the user for approval failed: %v", err)
-	}
-	return res.Action == "accept", false, nil
+	}}}
 }
 
 // canElicit reports whether the client of ss declared elicitation.
