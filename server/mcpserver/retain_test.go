@@ -106,11 +106,11 @@ func TestServer_KeyBank(t *testing.T) {
 	for _, tool := range []string{"retain", "recall"} {
 		var msgs []string
 		for _, bank := range []string{"b", "nowhere"} {
-			res := call(t, cs, tool, map[string]any{"text": "Erin moved.", "query": "vault code", "bank": bank})
-			if !res.IsError {
+			res := call(t, cs, tool, toolArgs(tool, bank))
+			if !res.IsError || !strings.Contains(text(res), "unknown bank") {
 				t.Fatalf("%s in bank %s with a key for a: %s", tool, bank, text(res))
 			}
-			msgs = append(msgs, strings.Replace(text(res), bank, "X", 1))
+			msgs = append(msgs, strings.Replace(text(res), `"`+bank+`"`, `"X"`, 1))
 		}
 		if msgs[0] != msgs[1] {
 			t.Errorf("%s: an existing other bank reads %q, an unknown one %q", tool, msgs[0], msgs[1])
@@ -124,4 +124,12 @@ func TestServer_KeyBank(t *testing.T) {
 // mnemoRetain is a plain retain request.
 func mnemoRetain(bank, text string) memory.RetainRequest {
 	return memory.RetainRequest{BankID: bank, Text: text}
+}
+
+// toolArgs are valid arguments of tool naming bank.
+func toolArgs(tool, bank string) map[string]any {
+	if tool == "recall" {
+		return map[string]any{"query": "vault code", "bank": bank}
+	}
+	return map[string]any{"text": "Erin moved to Oslo.", "bank": bank}
 }
