@@ -13,6 +13,8 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 
@@ -86,11 +88,24 @@ func New(eng *mnemo.Engine, opts Options) *Server {
 // (server.Run(ctx, &mcp.StdioTransport{})) or connect in tests.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Run serves one client over stdin and stdout until the client leaves or
-// ctx is done.
-func (s *Server) Run(ctx context.Context) error {
-	return s.mcp.Run(ctx, &mcp.StdioTransport{})
+// Run serves one client over a pair of streams, newline-delimited
+// JSON-RPC as MCP's stdio transport speaks it (stdin and stdout for
+// `mnemo mcp`), until the client closes its end or ctx is done. Either
+// is a normal end: it returns nil.
+func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	if ctx.Err() != nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
 }
+
+// nopWriteCloser is a Writer whose Close does nothing: the server does
+// not close the process's stdout.
+type nopWriteCloser struct{ io.Writer }
+
+// Close implements io.Closer.
+func (nopWriteCloser) Close() error { return nil }
 
 // Handler returns the streamable HTTP handler of the server, to mount at
 // /mcp. Authentication is the caller's: wrap the handler in middleware
