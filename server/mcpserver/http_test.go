@@ -26,7 +26,8 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // serveHTTP serves the engine's MCP handler behind a bearer check that
-// knows two keys: "key-a", bound to bank a, and "key-all", bound to none.
+// knows three keys: "key-a", bound to bank a, "key-a-read", the same
+// with read scope only, and "key-all", bound to none.
 func serveHTTP(t *testing.T) *httptest.Server {
 	t.Helper()
 	eng := openEngine(t)
@@ -42,9 +43,11 @@ func serveHTTP(t *testing.T) *httptest.Server {
 		exp := time.Now().Add(time.Hour)
 		switch key {
 		case "key-a":
-			return &auth.TokenInfo{UserID: "key-a", Expiration: exp, Extra: map[string]any{mcpserver.BankClaim: "a"}}, nil
+			return &auth.TokenInfo{UserID: key, Expiration: exp, Scopes: []string{mcpserver.ScopeWrite}, Extra: map[string]any{mcpserver.BankClaim: "a"}}, nil
+		case "key-a-read":
+			return &auth.TokenInfo{UserID: key, Expiration: exp, Scopes: []string{"read"}, Extra: map[string]any{mcpserver.BankClaim: "a"}}, nil
 		case "key-all":
-			return &auth.TokenInfo{UserID: "key-all", Expiration: exp}, nil
+			return &auth.TokenInfo{UserID: key, Expiration: exp, Scopes: []string{mcpserver.ScopeAdmin}}, nil
 		}
 		return nil, auth.ErrInvalidToken
 	}
@@ -111,6 +114,21 @@ func TestHandler(t *testing.T) {
 		res, _ := recall(t, cs, map[string]any{"query": "vault code", "bank": "b"})
 		if !strings.Contains(text(res), "4711") {
 			t.Errorf("a key for every bank cannot read bank b: %q", text(res))
+		}
+	})
+	t.Run("ErrReadOnlyKey", func(t *testing.T) {
+		cs, err := connectHTTP(t, srv, "key-a-read")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range []string{"retain", "remember"} {
+			res := call(t, cs, tool, toolArgs(tool, ""))
+			if !res.IsError || !strings.Contains(text(res), "unauthorized") {
+				t.Errorf("%s with a read-only key: %q", tool, text(res))
+			}
+		}
+		if _, page := recall(t, cs, map[string]any{"query": "Oslo"}); len(page.Results) != 0 {
+			t.Errorf("a read-only key's retain landed: %+v", page.Results)
 		}
 	})
 	t.Run("ErrWrongKey", func(t *testing.T) {

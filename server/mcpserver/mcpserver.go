@@ -17,6 +17,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
+	"time"
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
@@ -25,6 +27,9 @@ import (
 
 // Name is the implementation name the server announces.
 const Name = "mnemo"
+
+// DefaultSessionTimeout is how long an idle HTTP session is kept.
+const DefaultSessionTimeout = 30 * time.Minute
 
 // Instructions tell the client's model what the server is for; clients
 // may add them to the system prompt.
@@ -41,11 +46,18 @@ type Options struct {
 	// tool argument, and a call naming another bank fails as if that
 	// bank did not exist. Nil means TokenBank.
 	KeyBank func(ctx context.Context, req *mcp.CallToolRequest) (bank string, fixed bool)
+	// CanWrite reports whether the caller's credentials may write (retain);
+	// a caller that may not gets an unauthorized tool error. Nil means
+	// TokenCanWrite.
+	CanWrite func(ctx context.Context, req *mcp.CallToolRequest) bool
 	// RequireApproval makes retain ask before it stores anything (seed
 	// 001's "requires approval"): through MCP elicitation when the client
 	// supports it, otherwise by answering with what would be stored and
 	// storing only when called again with confirm=true.
 	RequireApproval bool
+	// SessionTimeout closes an HTTP session idle this long (the client
+	// starts a new one); 0 means DefaultSessionTimeout, negative never.
+	SessionTimeout time.Duration
 	// Version is the version the server announces; "" means "dev".
 	Version string
 	// Logger receives internal errors in full (tools show "internal
@@ -66,6 +78,12 @@ type Server struct {
 func New(eng *mnemo.Engine, opts Options) *Server {
 	if opts.KeyBank == nil {
 		opts.KeyBank = TokenBank
+	}
+	if opts.CanWrite == nil {
+		opts.CanWrite = TokenCanWrite
+	}
+	if opts.SessionTimeout == 0 {
+		opts.SessionTimeout = DefaultSessionTimeout
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
@@ -112,7 +130,8 @@ func (nopWriteCloser) Close() error { return nil }
 // that checks the bearer key (for instance the SDK's
 // auth.RequireBearerToken, whose token info TokenBank reads).
 func (s *Server) Handler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{Logger: s.log})
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: max(s.opts.SessionTimeout, 0)})
 }
 
 // Handler is New(eng, opts).Handler(): the streamable HTTP handler
@@ -134,6 +153,22 @@ func TokenBank(_ context.Context, req *mcp.CallToolRequest) (string, bool) {
 	}
 	bank, _ := req.Extra.TokenInfo.Extra[BankClaim].(string)
 	return bank, bank != ""
+}
+
+// Scopes of a bearer key that TokenCanWrite lets write.
+const (
+	ScopeWrite = "write"
+	ScopeAdmin = "admin"
+)
+
+// TokenCanWrite is the default Options.CanWrite: true without bearer
+// token info (stdio, or an HTTP layer that checks scopes itself), else
+// whether the token's scopes hold ScopeWrite or ScopeAdmin.
+func TokenCanWrite(_ context.Context, req *mcp.CallToolRequest) bool {
+	if req == nil || req.Extra == nil || req.Extra.TokenInfo == nil {
+		return true
+	}
+	return slices.Contains(req.Extra.TokenInfo.Scopes, ScopeWrite) || slices.Contains(req.Extra.TokenInfo.Scopes, ScopeAdmin)
 }
 
 // bank is the bank a call works on: the key's bank when it is fixed (a

@@ -60,6 +60,9 @@ func (s *Server) retain(ctx context.Context, req *mcp.CallToolRequest, in Retain
 	if err != nil {
 		return nil, nil, err
 	}
+	if !s.opts.CanWrite(ctx, req) {
+		return nil, nil, memory.Errorf(memory.EUNAUTHORIZED, "this key may only read: retain needs a key with write scope")
+	}
 	if strings.TrimSpace(in.Text) == "" {
 		return nil, nil, memory.Errorf(memory.EINVALID, "text is empty: give the sentences to remember")
 	}
