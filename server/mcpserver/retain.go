@@ -95,7 +95,7 @@ func (s *Server) retain(ctx context.Context, req *mcp.CallToolRequest, in Retain
 	if res.Duplicate {
 		out.Message = fmt.Sprintf("Already remembered in bank %q: nothing new to store.", bank)
 	} else {
-		out.Message = fmt.Sprintf("Remembered in bank %q: %d facts, %d entities.", bank, res.Facts, res.Entities)
+		out.Message = fmt.Sprintf("Remembered in bank %q: %s, %s.", bank, count(res.Facts, "fact", "facts"), count(res.Entities, "entity", "entities"))
 	}
 	return out, nil, nil
 }
@@ -129,4 +129,12 @@ func canElicit(ss *mcp.ServerSession) bool {
 	}
 	p := ss.InitializeParams()
 	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
+
+// count is n with the noun's singular or plural: "1 fact", "2 facts".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
