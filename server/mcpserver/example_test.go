@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/server/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // An agent remembers a fact through the retain tool and recalls it.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,13 +27,29 @@ const (
 
 // RecallInput are the arguments of the recall tool.
 type RecallInput struct {
-	Query   string `json:"query" jsonschema:"what you want to know, as a question or keywords naming people, things and times, e.g. 'Where does Alice live?', 'user food preferences', 'decisions about project X last month'"`
-	Bank    string `json:"bank,omitempty" jsonschema:"memory bank to search; omit to use the server's default bank"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"results per page, 1-50; default 10"`
-	Budget  int    `json:"budget,omitempty" jsonschema:"most tokens this page may take (text and structured result together), 200-8000; default 1500. Results that do not fit move to the next page"`
-	Offset  int    `json:"offset,omitempty" jsonschema:"results to skip: pass the next_offset of the previous page to read on; default 0"`
-	AsOf    string `json:"as_of,omitempty" jsonschema:"answer from what was known at this time (RFC 3339 or YYYY-MM-DD); omit for now"`
-	History bool   `json:"history,omitempty" jsonschema:"also return facts that were superseded by newer ones (what used to be true)"`
+	Query   string   `json:"query" jsonschema:"what you want to know, as a question or keywords naming people, things and times, e.g. 'Where does Alice live?', 'user food preferences', 'decisions about project X last month'"`
+	Bank    string   `json:"bank,omitempty" jsonschema:"memory bank to search; omit to use the server's default bank"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"results per page, 1-50; default 10"`
+	Budget  int      `json:"budget,omitempty" jsonschema:"most tokens this page may take (text and structured result together), 200-8000; default 1500. Results that do not fit move to the next page"`
+	Offset  int      `json:"offset,omitempty" jsonschema:"results to skip: pass the next_offset of the previous page to read on; default 0"`
+	AsOf    string   `json:"as_of,omitempty" jsonschema:"answer from what was known at this time (RFC 3339 or YYYY-MM-DD); omit for now"`
+	History bool     `json:"history,omitempty" jsonschema:"also return facts that were superseded by newer ones (what used to be true)"`
+	Tags    []string `json:"tags,omitempty" jsonschema:"only facts retained with any of these tags"`
+}
+
+// recallSchema is the recall tool's input schema: RecallInput's, with
+// the defaults of its numbers for the model to see. Their ranges are in
+// the descriptions and checked by recall, not by the schema, whose
+// validation errors read worse ("500/1 is greater than 50.000000").
+func recallSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[RecallInput](nil)
+	if err != nil {
+		panic(fmt.Sprintf("recall input schema: %v", err)) // a bug in RecallInput's tags
+	}
+	for name, def := range map[string]int{"limit": DefaultRecallLimit, "budget": DefaultRecallBudget, "offset": 0} {
+		s.Properties[name].Default = json.RawMessage(strconv.Itoa(def))
+	}
+	return s
 }
 
 // recallDescription is the recall tool's description.
@@ -48,6 +66,7 @@ func (s *Server) addRecall() {
 		Title:       "Recall",
 		Description: recallDescription,
 		Annotations: &mcp.ToolAnnotations{Title: "Recall", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+		InputSchema: recallSchema(),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, *wire.RecallPage, error) {
 		page, context, err := s.recall(ctx, req, in)
 		if err != nil {
@@ -87,6 +106,7 @@ func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in Recall
 		return nil, "", memory.Errorf(memory.EINVALID, "offset %d: recall reads at most the best %d results", in.Offset, memory.MaxRecallLimit)
 	}
 	q := memory.Query{BankID: bank, Text: in.Query, Limit: min(in.Offset+limit+1, memory.MaxRecallLimit), Budget: budget}
+	q.Filter.Tags = in.Tags
 	if in.History {
 		q.Filter.Statuses = []memory.Status{memory.StatusActive, memory.StatusSuperseded}
 	}

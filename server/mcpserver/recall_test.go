@@ -131,3 +131,17 @@ func TestServer_RecallClipsLongFact(t *testing.T) {
 		t.Errorf("clipped page takes %d tokens, budget %d", got, mcpserver.MinRecallBudget)
 	}
 }
+
+func TestServer_RecallTags(t *testing.T) {
+	cs := connect(t, mcpserver.New(openEngine(t), mcpserver.Options{}), nil)
+	retain(t, cs, map[string]any{"text": "Ivan reviews the budget on Mondays.", "tags": []string{"work"}})
+	retain(t, cs, map[string]any{"text": "Ivan plays chess on Mondays.", "tags": []string{"home"}})
+	_, all := recall(t, cs, map[string]any{"query": "What does Ivan do on Mondays?"})
+	if len(all.Results) != 2 {
+		t.Fatalf("untagged recall gave %d results, want both", len(all.Results))
+	}
+	_, work := recall(t, cs, map[string]any{"query": "What does Ivan do on Mondays?", "tags": []string{"work"}})
+	if len(work.Results) != 1 || !strings.Contains(work.Results[0].Text, "budget") {
+		t.Errorf("recall tagged work = %+v, want the budget fact only", work.Results)
+	}
+}
