@@ -19,6 +19,7 @@ type bearer struct {
 	next http.RoundTripper
 }
 
+// RoundTrip sends r with the key.
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.key)

@@ -68,11 +68,11 @@ func (s *Server) addRecall() {
 		Annotations: &mcp.ToolAnnotations{Title: "Recall", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 		InputSchema: recallSchema(),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in RecallInput) (*mcp.CallToolResult, *wire.RecallPage, error) {
-		page, context, err := s.recall(ctx, req, in)
+		page, lines, err := s.recall(ctx, req, in)
 		if err != nil {
 			return nil, nil, s.toolError("recall", err)
 		}
-		return textResult(recallText(page, context)), page, nil
+		return textResult(recallText(page, lines)), page, nil
 	})
 }
 
@@ -126,8 +126,8 @@ func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in Recall
 	if err != nil {
 		return nil, "", err
 	}
-	page, context := paginate(bank, rec, in.Offset, limit, budget)
-	return page, context, nil
+	page, lines := paginate(bank, rec, in.Offset, limit, budget)
+	return page, lines, nil
 }
 
 // paginate is the page of rec from offset and its context text: at most
@@ -145,10 +145,16 @@ func paginate(bank string, rec *memory.Recollection, offset, limit, budget int) 
 	page.Tokens = jsonTokens(envelope) + countTokens(recallText(&envelope, " "))
 	var text strings.Builder
 	if offset == 0 {
+		// Observations take at most half of what is left: the facts
+		// always get room.
+		obsBudget := page.Tokens + (budget-page.Tokens)/2
 		for i, o := range all.Observations {
 			line := observationLine(rec.Observations[i])
 			cost := countTokens(line) + jsonTokens(o)
-			if page.Tokens+cost > budget {
+			if len(page.Observations) == 0 {
+				cost += countTokens(`"observations":[],`)
+			}
+			if page.Tokens+cost > obsBudget {
 				continue
 			}
 			page.Observations = append(page.Observations, o)
@@ -178,15 +184,15 @@ func paginate(bank string, rec *memory.Recollection, offset, limit, budget int) 
 	return page, text.String()
 }
 
-// recallText is the text content of a page: its context and, when there
-// is more, how to read on.
-func recallText(p *wire.RecallPage, context string) string {
+// recallText is the text content of a page: its context lines and, when
+// there is more, how to read on.
+func recallText(p *wire.RecallPage, lines string) string {
 	var b strings.Builder
-	if context == "" {
+	if lines == "" {
 		b.WriteString("Nothing relevant remembered.\n")
 	} else {
 		fmt.Fprintf(&b, "Memories from bank %q, best first:\n", p.Bank)
-		b.WriteString(context)
+		b.WriteString(lines)
 	}
 	if p.NextOffset > 0 {
 		fmt.Fprintf(&b, "(More results: call recall again with offset=%d.)\n", p.NextOffset)
