@@ -41,6 +41,8 @@ func TestKeys(t *testing.T) {
 		{wire.KeyList{}, "keys"},
 		{wire.Block{}, "bank name label value chars max_chars reads writes last_read_at created_at updated_at"},
 		{wire.BlockList{}, "blocks"},
+		{wire.RecallPage{}, "bank observations results tokens offset next_offset"},
+		{wire.Retained{}, "bank stored pending result message"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

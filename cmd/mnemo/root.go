@@ -120,6 +120,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newExportCmd(g)) // export.go
 	root.AddCommand(newKeysCmd(g))   // keys.go
 	root.AddCommand(newBlocksCmd(g)) // blocks.go
+	root.AddCommand(newMCPCmd(g))    // mcp.go
 	typeUsageErrors(root)
 	return root, g
 }
