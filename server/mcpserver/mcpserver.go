@@ -99,6 +99,7 @@ func New(eng *mnemo.Engine, opts Options) *Server {
 	s.addRetain("retain")
 	s.addRetain("remember")
 	s.addRecall()
+	s.addBlocks()
 	return s
 }
 
