@@ -45,6 +45,7 @@ type memBank struct {
 	sessions   map[string]*memSession // by session id; memstore_queue_test.go
 	// observations by id; memstore_observation_test.go
 	observations map[string]*memory.Observation
+	forgetLog    []*memory.ForgetRecord // oldest first; memstore_forget_test.go
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.
@@ -62,6 +63,7 @@ func (b *memBank) clone() *memBank {
 	c.entVecs = maps.Clone(b.entVecs)
 	c.jobs, c.sessions = maps.Clone(b.jobs), maps.Clone(b.sessions)
 	c.observations = maps.Clone(b.observations)
+	c.forgetLog = slices.Clone(b.forgetLog)
 	return &c
 }
 
