@@ -36,6 +36,11 @@ func TestKeys(t *testing.T) {
 		{wire.ImportFailure{}, "bank item error"},
 		{wire.Problem{}, "line error"},
 		{wire.ImportBank{}, "bank records counts"},
+		{wire.Forget{}, "bank dry_run facts counts record"},
+		{wire.ForgetFact{}, "id text"},
+		{wire.ForgetCounts{}, "facts links refs entities relations relations_shrunk observations reconsolidate chunks documents"},
+		{wire.ForgetSelector{}, "ids query entity document from to"},
+		{wire.ForgetRecord{}, "id at actor selector counts"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string
