@@ -54,15 +54,6 @@ type ForgetResult struct {
 	Record string
 }
 
-// forgetter returns the store's Forgetter.
-func (e *Engine) forgetter() (memory.Forgetter, error) {
-	f, ok := e.store.(memory.Forgetter)
-	if !ok {
-		return nil, memory.Errorf(memory.EINVALID, "this store cannot forget")
-	}
-	return f, nil
-}
-
 // Forget forgets, for good, the facts of bank that sel selects, with
 // every trace of them (memory.Forgetter lists them), and keeps an audit
 // record (ForgetLog) of who asked, when, the selector and the counts,
@@ -71,10 +62,7 @@ func (e *Engine) forgetter() (memory.Forgetter, error) {
 // error: nothing is forgotten and no record is kept.
 func (e *Engine) Forget(ctx context.Context, bank string, sel ForgetSelector) (*ForgetResult, error) {
 	bank = defaultBank(bank)
-	fg, err := e.forgetter()
-	if err != nil {
-		return nil, err
-	}
+	fg := e.store
 	ids, err := e.forgetSelect(ctx, fg, bank, sel)
 	if err != nil {
 		return nil, err
@@ -244,9 +232,5 @@ func (e *Engine) forgetSelect(ctx context.Context, fg memory.Forgetter, bank str
 // ForgetLog returns the audit records of bank's forgets, newest first,
 // at most limit (0: all).
 func (e *Engine) ForgetLog(ctx context.Context, bank string, limit int) ([]*memory.ForgetRecord, error) {
-	fg, err := e.forgetter()
-	if err != nil {
-		return nil, err
-	}
-	return fg.ForgetLog(ctx, defaultBank(bank), limit)
+	return e.store.ForgetLog(ctx, defaultBank(bank), limit)
 }

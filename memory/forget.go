@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Forgetter is implemented by stores that can forget facts for good:
-// the capability behind Engine.Forget. Detect it by type assertion.
+// Forgetter forgets facts for good: the capability behind
+// Engine.Forget, part of [Store].
 //
 // Forgetting a fact removes every trace of it from the bank:
 //

@@ -30,6 +30,7 @@ type Store interface {
 	JobQueue
 	SessionBuffer
 	AccessRecorder
+	Forgetter // forget.go
 	// Close releases the store's resources.
 	Close() error
 }

@@ -7,22 +7,15 @@ import (
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
-// The Forget group checks memory.Forgetter, an optional capability: a
+// The Forget group checks memory.Forgetter: a
 // forgotten fact leaves no trace a reader can find (facts, searches,
 // refs, links, entities, relations, observations, chunks, documents,
 // supersession pointers), a bad call changes nothing, the audit keeps
 // the selector and counts but not the text, and another bank is never
 // touched.
 
-// forgetter returns the store as a Forgetter, or skips the test.
-func (e *env) forgetter() memory.Forgetter {
-	e.t.Helper()
-	f, ok := e.s.(memory.Forgetter)
-	if !ok {
-		e.t.Skip("the store cannot forget (memory.Forgetter)")
-	}
-	return f
-}
+// forgetter returns the store's Forgetter.
+func (e *env) forgetter() memory.Forgetter { return e.s }
 
 // forget forgets ids in bank and returns the audit record.
 func (e *env) forget(bank string, ids ...string) *memory.ForgetRecord {

@@ -145,7 +145,7 @@ var suite = []struct {
 	{"Watermark", []testCase{
 		{"Read", testWatermarkRead},
 	}},
-	{"Forget", []testCase{ // forget.go; optional: memory.Forgetter
+	{"Forget", []testCase{ // forget.go
 		{"ByID", testForgetByID}, {"ByDocument", testForgetByDocument}, {"ByEntity", testForgetByEntity}, {"ByTime", testForgetByTime},
 		{"Observations", testForgetObservations}, {"Audit", testForgetAudit}, {"Errors", testForgetErrors}, {"Isolation", testForgetIsolation},
 	}},
