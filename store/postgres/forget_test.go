@@ -60,6 +60,14 @@ func TestStore_ForgetLeavesNoTrace(t *testing.T) {
 	}
 	checkBankStats(t, s, "b")
 	checkDocStats(t, s, "b")
+	// The forget vacuumed the tables it deleted from.
+	var vacuumed bool
+	if err := s.Pool().QueryRow(ctx, `SELECT last_vacuum IS NOT NULL FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = 'facts'`).Scan(&vacuumed); err != nil {
+		t.Fatal(err)
+	}
+	if !vacuumed {
+		t.Error("facts was not vacuumed after the forget")
+	}
 	hits, err := s.SearchText(ctx, "b", []string{"harbour"}, 10, memory.Filter{})
 	if err != nil || len(hits) != 1 || hits[0].ID != w.Facts[1].ID {
 		t.Errorf("SearchText(harbour) after forget: %v, %v; want %s only", hits, err, w.Facts[1].ID)
