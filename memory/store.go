@@ -30,8 +30,9 @@ type Store interface {
 	JobQueue
 	SessionBuffer
 	AccessRecorder
-	Keys   // key.go
-	Blocks // block.go
+	Keys      // key.go
+	Blocks    // block.go
+	Forgetter // forget.go
 	// Close releases the store's resources.
 	Close() error
 }

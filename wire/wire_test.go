@@ -43,6 +43,11 @@ func TestKeys(t *testing.T) {
 		{wire.BlockList{}, "blocks"},
 		{wire.RecallPage{}, "bank observations results tokens offset next_offset"},
 		{wire.Retained{}, "bank stored pending result message"},
+		{wire.Forget{}, "bank dry_run facts counts record"},
+		{wire.ForgetFact{}, "id text"},
+		{wire.ForgetCounts{}, "facts links refs entities relations relations_shrunk observations reconsolidate chunks documents"},
+		{wire.ForgetSelector{}, "ids query entity document from to"},
+		{wire.ForgetRecord{}, "id at actor selector counts"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

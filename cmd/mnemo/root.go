@@ -121,6 +121,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newKeysCmd(g))   // keys.go
 	root.AddCommand(newBlocksCmd(g)) // blocks.go
 	root.AddCommand(newMCPCmd(g))    // mcp.go
+	root.AddCommand(newForgetCmd(g)) // forget.go
 	typeUsageErrors(root)
 	return root, g
 }

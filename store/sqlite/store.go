@@ -130,6 +130,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		q := url.Values{}
 		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", DefaultBusyTimeout.Milliseconds()))
 		q.Add("_pragma", "foreign_keys(1)")
+		q.Add("_pragma", "secure_delete(1)") // forgotten text is zeroed: forget.go
 		q.Add("_pragma", "synchronous(NORMAL)")
 		// Statement and savepoint journals in memory: on disk they cost a
 		// write call per page a multi-row statement touches (measured: 40k

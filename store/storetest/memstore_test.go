@@ -47,6 +47,7 @@ type memBank struct {
 	// observations by id; memstore_observation_test.go
 	observations map[string]*memory.Observation
 	blocks       map[string]*memory.Block // by name; memstore_block_test.go
+	forgetLog    []*memory.ForgetRecord   // oldest first; memstore_forget_test.go
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.
@@ -65,6 +66,7 @@ func (b *memBank) clone() *memBank {
 	c.jobs, c.sessions = maps.Clone(b.jobs), maps.Clone(b.sessions)
 	c.observations = maps.Clone(b.observations)
 	c.blocks = maps.Clone(b.blocks)
+	c.forgetLog = slices.Clone(b.forgetLog)
 	return &c
 }
 

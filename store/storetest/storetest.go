@@ -153,6 +153,10 @@ var suite = []struct {
 		{"Isolation", testBlocksIsolation},
 		{"UnknownBank", testBlocksUnknownBank},
 	}},
+	{"Forget", []testCase{ // forget.go
+		{"ByID", testForgetByID}, {"ByDocument", testForgetByDocument}, {"ByEntity", testForgetByEntity}, {"ByTime", testForgetByTime},
+		{"Observations", testForgetObservations}, {"Audit", testForgetAudit}, {"Errors", testForgetErrors}, {"Isolation", testForgetIsolation},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
