@@ -145,6 +145,15 @@ var suite = []struct {
 	{"Watermark", []testCase{
 		{"Read", testWatermarkRead},
 	}},
+	{"FactList", []testCase{ // facts.go; optional: memory.FactLister, memory.Lifecycle
+		{"Pages", testFactListPages},
+		{"Filters", testFactListFilters},
+		{"Errors", testFactListErrors},
+		{"Isolation", testFactListIsolation},
+		{"Entities", testFactListEntities},
+		{"StatusRoundTrip", testFactStatusRoundTrip},
+		{"StatusErrors", testFactStatusErrors},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
