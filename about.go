@@ -12,32 +12,12 @@ import (
 // caller gives no limit.
 const DefaultAboutFacts = 20
 
-// About is everything a bank knows about one entity (seed 002's
-// get_all_about): the entity, its newest active facts and its relations.
-type About struct {
-	Entity *memory.Entity
-	// Facts are active facts that mention the entity, newest first.
-	Facts []*memory.Fact
-	// Relations are the entity's edges in both directions, current and
-	// closed, oldest first.
-	Relations []AboutRelation
-}
-
-// AboutRelation is one relation of an About with the names of its ends.
-type AboutRelation struct {
-	Relation    *memory.Relation
-	SubjectName string
-	ObjectName  string
-	// Current is true while the edge is open (no ExpiredAt).
-	Current bool
-}
-
 // About returns what a bank knows about the entity named name (by name
 // or alias, as retain matched it): the entity, up to limit of its newest
 // active facts (0: DefaultAboutFacts; at most memory.MaxPageSize) and all
 // its relations, both directions, with the other end's name and whether
 // the edge is current. An unknown name is ENOTFOUND.
-func (e *Engine) About(ctx context.Context, bank, name string, limit int) (*About, error) {
+func (e *Engine) About(ctx context.Context, bank, name string, limit int) (*memory.About, error) {
 	bank = defaultBank(bank)
 	name = strings.TrimSpace(name)
 	if err := checkName("name", name); err != nil {
@@ -53,7 +33,7 @@ func (e *Engine) About(ctx context.Context, bank, name string, limit int) (*Abou
 	if err != nil {
 		return nil, err
 	}
-	a := &About{Entity: ent}
+	a := &memory.About{Entity: ent}
 	byEnt, err := e.store.FactsByEntities(ctx, bank, []string{ent.ID}, limit)
 	if err != nil {
 		return nil, err
@@ -81,7 +61,7 @@ func (e *Engine) About(ctx context.Context, bank, name string, limit int) (*Abou
 		names[x.ID] = x.Name
 	}
 	for _, r := range rels {
-		a.Relations = append(a.Relations, AboutRelation{Relation: r, SubjectName: names[r.SubjectID], ObjectName: names[r.ObjectID], Current: r.ExpiredAt.IsZero()})
+		a.Relations = append(a.Relations, memory.AboutRelation{Relation: r, SubjectName: names[r.SubjectID], ObjectName: names[r.ObjectID], Current: r.ExpiredAt.IsZero()})
 	}
 	return a, nil
 }

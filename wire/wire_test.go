@@ -36,6 +36,14 @@ func TestKeys(t *testing.T) {
 		{wire.ImportFailure{}, "bank item error"},
 		{wire.Problem{}, "line error"},
 		{wire.ImportBank{}, "bank records counts"},
+		{wire.Fact{}, "id seq text speaker kind category status confidence importance sensitivity tags document_id source_ref evidence occurred_start occurred_end mentioned_at valid_from valid_to created_at expired_at superseded_by access_count reinforcement_count"},
+		{wire.FactDetail{}, "fact previous next"},
+		{wire.FactPage{}, "facts next"},
+		{wire.StatusChange{}, "changed status"},
+		{wire.Entity{}, "id name type aliases first_seen last_seen mention_count episode_count salience tier contradicted"},
+		{wire.EntityPage{}, "entities next"},
+		{wire.Relation{}, "id subject subject_name predicate object object_name confidence fact_ids valid_from valid_to created_at expired_at current"},
+		{wire.About{}, "entity facts relations"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string
