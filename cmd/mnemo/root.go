@@ -118,7 +118,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newJobsCmd(g)) // jobs.go
 	root.AddCommand(newEmbeddingsCmd(g))
 	root.AddCommand(newExportCmd(g)) // export.go
-	root.AddCommand(newFactsCmd(g), newAboutCmd(g)) // facts.go
+	root.AddCommand(newFactsCmd(g), newAboutCmd(g))
 	typeUsageErrors(root)
 	return root, g
 }
