@@ -40,11 +40,7 @@ type RelationInput struct {
 // Entities lists a bank's entities by id, a page at a time (see
 // memory.FactLister.ListEntities).
 func (e *Engine) Entities(ctx context.Context, bank string, q memory.EntityQuery) (*memory.EntityPage, error) {
-	l, err := e.lister()
-	if err != nil {
-		return nil, err
-	}
-	return l.ListEntities(ctx, defaultBank(bank), q)
+	return e.store.ListEntities(ctx, defaultBank(bank), q)
 }
 
 // Entity returns one entity of a bank by id, or ENOTFOUND.

@@ -80,11 +80,7 @@ func (e *Engine) Fact(ctx context.Context, bank, id string) (*FactDetail, error)
 // q.Cursor for the next one. Every status is listed unless q.Statuses
 // says otherwise.
 func (e *Engine) Facts(ctx context.Context, bank string, q memory.FactQuery) (*memory.FactPage, error) {
-	l, err := e.lister()
-	if err != nil {
-		return nil, err
-	}
-	return l.ListFacts(ctx, defaultBank(bank), q)
+	return e.store.ListFacts(ctx, defaultBank(bank), q)
 }
 
 // Invalidate takes facts out of recall without deleting anything: each
@@ -109,21 +105,7 @@ func (e *Engine) Restore(ctx context.Context, bank string, ids []string) ([]stri
 	return e.setStatus(ctx, bank, ids, memory.StatusActive)
 }
 
-// setStatus moves facts to status to through the store's
-// memory.Lifecycle.
+// setStatus moves facts to status to (memory.Lifecycle).
 func (e *Engine) setStatus(ctx context.Context, bank string, ids []string, to memory.Status) ([]string, error) {
-	lc, ok := e.store.(memory.Lifecycle)
-	if !ok {
-		return nil, memory.Errorf(memory.EINVALID, "this store cannot change the status of facts")
-	}
-	return lc.SetFactStatus(ctx, defaultBank(bank), ids, to)
-}
-
-// lister returns the store's memory.FactLister.
-func (e *Engine) lister() (memory.FactLister, error) {
-	l, ok := e.store.(memory.FactLister)
-	if !ok {
-		return nil, memory.Errorf(memory.EINVALID, "this store cannot list facts")
-	}
-	return l, nil
+	return e.store.SetFactStatus(ctx, defaultBank(bank), ids, to)
 }

@@ -20,8 +20,7 @@ const (
 )
 
 // FactLister lists a bank's facts and entities a page at a time, for
-// curation (the console, `mnemo facts`, the HTTP API). It is optional:
-// the façade finds it by type assertion.
+// curation (the console, `mnemo facts`, the HTTP API).
 type FactLister interface {
 	// ListFacts returns the facts of a bank that match q, newest (highest
 	// Seq) first, at most q.Limit (DefaultPageSize when 0), embeddings not
@@ -40,7 +39,7 @@ type FactLister interface {
 
 // Lifecycle changes the status of stored facts outside a retain: the
 // reversible curation path (invalidate, restore) and, later, the
-// archival pass. It is optional: the façade finds it by type assertion.
+// archival pass.
 type Lifecycle interface {
 	// SetFactStatus moves every fact of ids to status to, in one
 	// transaction: all move or none does. Each move must be allowed by
@@ -250,8 +249,8 @@ func cursorDigest(scope, key string) string {
 // error, so a retried request is harmless. A target other than active or
 // archived is EINVALID, a move not allowed ECONFLICT.
 func CheckTransition(id string, from, to Status) (change bool, err error) {
-	if to != StatusActive && to != StatusArchived {
-		return false, Errorf(EINVALID, "status %q cannot be set by hand (want active or archived)", to)
+	if err := SettableStatus(to); err != nil {
+		return false, err
 	}
 	if from == "" {
 		from = StatusActive
@@ -263,6 +262,15 @@ func CheckTransition(id string, from, to Status) (change bool, err error) {
 		return true, nil
 	}
 	return false, Errorf(ECONFLICT, "fact %s is %s and cannot become %s", id, from, to)
+}
+
+// SettableStatus reports whether a fact's status may be set to to
+// outside a retain (active or archived); EINVALID otherwise.
+func SettableStatus(to Status) error {
+	if to != StatusActive && to != StatusArchived {
+		return Errorf(EINVALID, "status %q cannot be set by hand (want active or archived)", to)
+	}
+	return nil
 }
 
 // PlanTransition checks a status change of ids ([ValidateStatusIDs],

@@ -30,6 +30,8 @@ type Store interface {
 	JobQueue
 	SessionBuffer
 	AccessRecorder
+	FactLister // facts.go
+	Lifecycle  // facts.go
 	// Close releases the store's resources.
 	Close() error
 }

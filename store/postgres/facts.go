@@ -124,7 +124,7 @@ func (s *Store) ListEntities(ctx context.Context, bankID string, q memory.Entity
 // read, the move checked (memory.PlanTransition) and applied in one
 // transaction that also moves the bank's change counter.
 func (s *Store) SetFactStatus(ctx context.Context, bankID string, ids []string, to memory.Status) ([]string, error) {
-	if _, err := memory.CheckTransition("", to, to); err != nil {
+	if err := memory.SettableStatus(to); err != nil {
 		return nil, err
 	}
 	if err := memory.ValidateStatusIDs(ids); err != nil {

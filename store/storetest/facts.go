@@ -8,26 +8,11 @@ import (
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
-// lister returns the store's memory.FactLister, skipping the test when
-// the store does not implement it (it is optional).
-func (e *env) lister() memory.FactLister {
-	e.t.Helper()
-	l, ok := e.s.(memory.FactLister)
-	if !ok {
-		e.t.Skip("store does not implement memory.FactLister")
-	}
-	return l
-}
+// lister returns the store as its memory.FactLister.
+func (e *env) lister() memory.FactLister { return e.s }
 
-// lifecycle returns the store's memory.Lifecycle, or skips the test.
-func (e *env) lifecycle() memory.Lifecycle {
-	e.t.Helper()
-	l, ok := e.s.(memory.Lifecycle)
-	if !ok {
-		e.t.Skip("store does not implement memory.Lifecycle")
-	}
-	return l
-}
+// lifecycle returns the store as its memory.Lifecycle.
+func (e *env) lifecycle() memory.Lifecycle { return e.s }
 
 // listAll walks every page of a fact listing and returns the ids in the
 // order listed, failing on an error or a walk that does not end.

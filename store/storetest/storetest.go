@@ -145,7 +145,7 @@ var suite = []struct {
 	{"Watermark", []testCase{
 		{"Read", testWatermarkRead},
 	}},
-	{"FactList", []testCase{ // facts.go; optional: memory.FactLister, memory.Lifecycle
+	{"FactList", []testCase{ // facts.go: memory.FactLister, memory.Lifecycle
 		{"Pages", testFactListPages},
 		{"Filters", testFactListFilters},
 		{"Errors", testFactListErrors},
