@@ -10,7 +10,7 @@ import (
 )
 
 // recalled returns the texts recall finds in bank for text.
-func recalled(t *testing.T, eng *engine, bank, text string) []string {
+func factsRecalled(t *testing.T, eng *engine, bank, text string) []string {
 	t.Helper()
 	rec, err := eng.Recall(context.Background(), memory.Query{BankID: bank, Text: text, Now: monday})
 	if err != nil {
@@ -37,7 +37,7 @@ func TestEngine_Invalidate(t *testing.T) {
 		t.Fatalf("Facts: %v, %v", page, err)
 	}
 	f := page.Facts[0]
-	if got := recalled(t, eng, "b", "kayak"); !slices.Contains(got, f.Text) {
+	if got := factsRecalled(t, eng, "b", "kayak"); !slices.Contains(got, f.Text) {
 		t.Fatalf("Recall(kayak) before: %q, want %q", got, f.Text)
 	}
 
@@ -45,7 +45,7 @@ func TestEngine_Invalidate(t *testing.T) {
 	if err != nil || !slices.Equal(changed, []string{f.ID}) {
 		t.Fatalf("Invalidate: %q, %v", changed, err)
 	}
-	if got := recalled(t, eng, "b", "kayak"); slices.Contains(got, f.Text) {
+	if got := factsRecalled(t, eng, "b", "kayak"); slices.Contains(got, f.Text) {
 		t.Errorf("Recall(kayak) after Invalidate: %q, want the fact gone", got)
 	}
 	archived, err := eng.Facts(ctx, "b", memory.FactQuery{Statuses: []memory.Status{memory.StatusArchived}})
@@ -56,7 +56,7 @@ func TestEngine_Invalidate(t *testing.T) {
 	if _, err := eng.Restore(ctx, "b", []string{f.ID}); err != nil {
 		t.Fatalf("Restore: %v", err)
 	}
-	if got := recalled(t, eng, "b", "kayak"); !slices.Contains(got, f.Text) {
+	if got := factsRecalled(t, eng, "b", "kayak"); !slices.Contains(got, f.Text) {
 		t.Errorf("Recall(kayak) after Restore: %q, want %q", got, f.Text)
 	}
 	d, err := eng.Fact(ctx, "b", f.ID)
@@ -72,12 +72,12 @@ func TestEngine_Invalidate(t *testing.T) {
 		err  error
 		code string
 	}{
-		{"unknown id", second(eng.Invalidate(ctx, "b", []string{"nope"}, "")), memory.ENOTFOUND},
-		{"no ids", second(eng.Invalidate(ctx, "b", nil, "")), memory.EINVALID},
-		{"bad reason", second(eng.Invalidate(ctx, "b", []string{f.ID}, "\xff")), memory.EINVALID},
-		{"unknown bank", second(eng.Restore(ctx, "zz", []string{f.ID})), memory.ENOTFOUND},
-		{"fact of unknown bank", second(eng.Fact(ctx, "zz", f.ID)), memory.ENOTFOUND},
-		{"unknown fact", second(eng.Fact(ctx, "b", "nope")), memory.ENOTFOUND},
+		{"unknown id", factsErr(eng.Invalidate(ctx, "b", []string{"nope"}, "")), memory.ENOTFOUND},
+		{"no ids", factsErr(eng.Invalidate(ctx, "b", nil, "")), memory.EINVALID},
+		{"bad reason", factsErr(eng.Invalidate(ctx, "b", []string{f.ID}, "\xff")), memory.EINVALID},
+		{"unknown bank", factsErr(eng.Restore(ctx, "zz", []string{f.ID})), memory.ENOTFOUND},
+		{"fact of unknown bank", factsErr(eng.Fact(ctx, "zz", f.ID)), memory.ENOTFOUND},
+		{"unknown fact", factsErr(eng.Fact(ctx, "b", "nope")), memory.ENOTFOUND},
 	} {
 		if got := memory.ErrorCode(c.err); c.err == nil || got != c.code {
 			t.Errorf("%s: got %v, want code %s", c.name, c.err, c.code)
@@ -85,7 +85,7 @@ func TestEngine_Invalidate(t *testing.T) {
 	}
 }
 
-func second[T any](_ T, err error) error { return err }
+func factsErr[T any](_ T, err error) error { return err }
 
 func TestEngine_About(t *testing.T) {
 	ctx := context.Background()
