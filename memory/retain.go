@@ -41,4 +41,32 @@ type RetainResult struct {
 	Facts    int  `json:"facts"`
 	Entities int  `json:"entities"`
 	Links    int  `json:"links"`
+	// Outcomes says, for each fact extracted from the item in order, what
+	// became of it (seed 002's resolve_and_store); none when the whole
+	// item was a Duplicate.
+	Outcomes []FactOutcome `json:"outcomes,omitempty"`
+}
+
+// Outcome actions: what a retain did with one extracted fact.
+const (
+	// OutcomeStored: the fact is new and was stored.
+	OutcomeStored = "stored"
+	// OutcomeSkipped: the fact repeats an existing one (FactOutcome.Of),
+	// which was reinforced instead; nothing new was stored.
+	OutcomeSkipped = "skipped"
+	// OutcomeSuperseded: the fact was stored and replaces existing facts
+	// (FactOutcome.Of), now superseded by it.
+	OutcomeSuperseded = "superseded"
+)
+
+// FactOutcome is what a retain did with one extracted fact.
+type FactOutcome struct {
+	// FactID is the stored fact's id; empty when it was skipped.
+	FactID string `json:"fact_id,omitempty"`
+	Text   string `json:"text"`
+	// Action is OutcomeStored, OutcomeSkipped or OutcomeSuperseded.
+	Action string `json:"action"`
+	// Of is the existing fact a skipped fact repeats, or the facts a
+	// superseding fact replaced.
+	Of []string `json:"of,omitempty"`
 }

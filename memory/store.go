@@ -30,9 +30,11 @@ type Store interface {
 	JobQueue
 	SessionBuffer
 	AccessRecorder
-	Keys      // key.go
-	Blocks    // block.go
-	Forgetter // forget.go
+	Keys       // key.go
+	Blocks     // block.go
+	Forgetter  // forget.go
+	FactLister // facts.go
+	Lifecycle  // facts.go
 	// Close releases the store's resources.
 	Close() error
 }

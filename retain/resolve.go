@@ -46,6 +46,9 @@ type resolution struct {
 	aliases map[string][]string
 	// superseded maps a new fact id to the existing facts it closes.
 	superseded map[string][]string
+	// duplicateOf maps a dropped new fact's id to the existing fact it
+	// repeats.
+	duplicateOf map[string]string
 	// neighbours are existing facts similar to a new one, with the cosine.
 	neighbours map[string][]memory.Hit
 }
@@ -163,7 +166,7 @@ func (r *resolution) relationEnd(xf *extract.Fact, name string) string {
 // candidates. It returns the surviving facts, aligned with their
 // extracted facts.
 func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact, r *resolution, oldDoc string, now time.Time) ([]extract.Fact, error) {
-	r.superseded, r.neighbours = map[string][]string{}, map[string][]memory.Hit{}
+	r.superseded, r.neighbours, r.duplicateOf = map[string][]string{}, map[string][]memory.Hit{}, map[string]string{}
 	k := p.ConflictCandidates
 	if k <= 0 {
 		k = DefaultConflictCandidates
@@ -236,6 +239,7 @@ func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, x
 		switch {
 		case d.Action == extract.ActionDuplicate:
 			drop[i] = true
+			r.duplicateOf[f.ID] = d.Existing
 			if !slices.Contains(b.Reinforce, d.Existing) {
 				b.Reinforce = append(b.Reinforce, d.Existing)
 			}

@@ -118,13 +118,14 @@ func (a Along) empty() bool { return a.Watermark == nil && a.DrainSession == nil
 // store — writes nothing, along included; the caller decides what then
 // (MarkAlong records a skip).
 func (p *Pipeline) RetainWith(ctx context.Context, req memory.RetainRequest, along Along) (*memory.RetainResult, error) {
-	b, dup, err := p.Prepare(ctx, req)
+	d, dup, err := p.prepare(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	if dup != nil {
 		return dup, p.MarkAlong(ctx, req.BankID, along)
 	}
+	b := d.batch
 	b.Watermark, b.DrainSession = along.Watermark, along.DrainSession
 	res, err := p.Store.Write(ctx, b)
 	if err != nil {
@@ -137,7 +138,7 @@ func (p *Pipeline) RetainWith(ctx context.Context, req memory.RetainRequest, alo
 			return nil, err
 		}
 	}
-	return result(b, res), nil
+	return result(b, res, d.outcomes), nil
 }
 
 // MarkAlong writes along alone, with no item: a followed line that holds
@@ -212,7 +213,7 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 		if i != end-1 {
 			return
 		}
-		p.writeGroup(ctx, bulk, group, idx, results, errs)
+		p.writeGroup(ctx, bulk, group, idx, drafts, results, errs)
 		group, idx = group[:0], idx[:0]
 		for j := start; j < end; j++ {
 			drafts[j] = nil
@@ -227,7 +228,7 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 // writeGroup writes a group of prepared batches, in one commit when the
 // store is a memory.BulkWriter, and records each one's result or error
 // at its index.
-func (p *Pipeline) writeGroup(ctx context.Context, bulk memory.BulkWriter, group []*memory.WriteBatch, idx []int, results []*memory.RetainResult, errs []error) {
+func (p *Pipeline) writeGroup(ctx context.Context, bulk memory.BulkWriter, group []*memory.WriteBatch, idx []int, drafts []*draft, results []*memory.RetainResult, errs []error) {
 	switch {
 	case len(group) == 0:
 	case bulk != nil:
@@ -235,7 +236,7 @@ func (p *Pipeline) writeGroup(ctx context.Context, bulk memory.BulkWriter, group
 			if o.Err != nil {
 				errs[idx[k]] = o.Err
 			} else {
-				results[idx[k]] = result(group[k], o.Result)
+				results[idx[k]] = result(group[k], o.Result, drafts[idx[k]].outcomes)
 			}
 		}
 	default:
@@ -244,17 +245,20 @@ func (p *Pipeline) writeGroup(ctx context.Context, bulk memory.BulkWriter, group
 			if err != nil {
 				errs[idx[k]] = err
 			} else {
-				results[idx[k]] = result(b, res)
+				results[idx[k]] = result(b, res, drafts[idx[k]].outcomes)
 			}
 		}
 	}
 }
 
-// result turns a store's write result into a retain result.
-func result(b *memory.WriteBatch, res *memory.WriteResult) *memory.RetainResult {
+// result turns a store's write result into a retain result, with the
+// outcome of each extracted fact unless the write found the whole item a
+// duplicate.
+func result(b *memory.WriteBatch, res *memory.WriteResult, outcomes []memory.FactOutcome) *memory.RetainResult {
 	out := &memory.RetainResult{DocumentID: res.DocumentID, Duplicate: res.Duplicate, Replaced: res.Replaced}
 	if !res.Duplicate {
 		out.Facts, out.Entities, out.Links = res.Facts, len(b.Entities), len(b.Links)
+		out.Outcomes = outcomes
 	}
 	return out
 }
@@ -264,6 +268,15 @@ func result(b *memory.WriteBatch, res *memory.WriteResult) *memory.RetainResult 
 // item is already stored with the same content it returns no batch and
 // the Duplicate result instead.
 func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memory.WriteBatch, *memory.RetainResult, error) {
+	d, dup, err := p.prepare(ctx, req)
+	if err != nil || dup != nil {
+		return nil, dup, err
+	}
+	return d.batch, nil, nil
+}
+
+// prepare is Prepare returning the whole draft, outcomes included.
+func (p *Pipeline) prepare(ctx context.Context, req memory.RetainRequest) (*draft, *memory.RetainResult, error) {
 	d, dup, err := p.draft(ctx, req)
 	if err != nil || dup != nil {
 		return nil, dup, err
@@ -271,7 +284,7 @@ func (p *Pipeline) Prepare(ctx context.Context, req memory.RetainRequest) (*memo
 	if err := p.resolve(ctx, d); err != nil {
 		return nil, nil, err
 	}
-	return d.batch, nil, nil
+	return d, nil, nil
 }
 
 // draft is a batch half prepared: extracted and embedded, not yet
@@ -281,6 +294,8 @@ type draft struct {
 	xfs    []extract.Fact
 	oldDoc string // id of the version of the item this one replaces
 	now    time.Time
+	// outcomes say what became of each extracted fact (outcome.go).
+	outcomes []memory.FactOutcome
 }
 
 // draft does the part of Prepare that depends on the request alone:
@@ -367,6 +382,7 @@ func (p *Pipeline) draft(ctx context.Context, req memory.RetainRequest) (*draft,
 // RetainMany runs it in order, right before each write.
 func (p *Pipeline) resolve(ctx context.Context, d *draft) error {
 	b, xfs := d.batch, d.xfs
+	extracted := b.Facts // resolveConflicts drops duplicates into a new slice
 	var r *resolution
 	if p.ResolveEntities || p.Judge != nil {
 		r = &resolution{}
@@ -391,6 +407,7 @@ func (p *Pipeline) resolve(ctx context.Context, d *draft) error {
 	if r != nil {
 		p.extraLinks(b, xfs, r)
 	}
+	d.outcomes = outcomes(extracted, b, r)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -612,7 +613,7 @@ func TestPipeline_Retain_Duplicate(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	second := e.retain(req)
 	want := memory.RetainResult{DocumentID: first.DocumentID, Duplicate: true}
-	if *second != want {
+	if !reflect.DeepEqual(*second, want) {
 		t.Errorf("second Retain = %+v, want %+v", *second, want)
 	}
 	if got := testutil.Stats(t, e.store, "b"); got != before {
@@ -666,7 +667,7 @@ func TestPipeline_Retain_DuplicateAtWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := memory.RetainResult{DocumentID: first.DocumentID, Duplicate: true}
-	if *res != want {
+	if !reflect.DeepEqual(*res, want) {
 		t.Errorf("Retain racing a duplicate = %+v, want %+v", *res, want)
 	}
 	if got := testutil.Stats(t, e.store, "b"); got != before {

@@ -65,6 +65,8 @@ type RetainResult struct {
 	Facts    int  `json:"facts"`
 	Entities int  `json:"entities"`
 	Links    int  `json:"links"`
+	// Outcomes: what became of each extracted fact (outcome.go).
+	Outcomes []FactOutcome `json:"outcomes,omitempty"`
 }
 
 // NewRetainResult is r's wire shape; nil for nil.
@@ -72,7 +74,7 @@ func NewRetainResult(r *memory.RetainResult) *RetainResult {
 	if r == nil {
 		return nil
 	}
-	return &RetainResult{DocumentID: r.DocumentID, Duplicate: r.Duplicate, Replaced: r.Replaced, Facts: r.Facts, Entities: r.Entities, Links: r.Links}
+	return &RetainResult{DocumentID: r.DocumentID, Duplicate: r.Duplicate, Replaced: r.Replaced, Facts: r.Facts, Entities: r.Entities, Links: r.Links, Outcomes: NewFactOutcomes(r.Outcomes)}
 }
 
 // NewRetainResults is the wire shape of each of rs.

@@ -21,7 +21,7 @@ func TestKeys(t *testing.T) {
 		{wire.BankList{}, "banks"},
 		{wire.Deleted{}, "deleted"},
 		{wire.Stats{}, "active archived bank chunks documents entities facts links relations superseded"},
-		{wire.RetainResult{}, "document_id duplicate replaced facts entities links"},
+		{wire.RetainResult{}, "document_id duplicate replaced facts entities links outcomes"},
 		{wire.Job{}, "id bank kind status attempts error result created_at updated_at"},
 		{wire.JobsRun{}, "jobs sessions"},
 		{wire.Session{}, "session messages user_messages first_seq last_seq last_at retained dropped extract_error"},
@@ -48,6 +48,15 @@ func TestKeys(t *testing.T) {
 		{wire.ForgetCounts{}, "facts links refs entities relations relations_shrunk observations reconsolidate chunks documents"},
 		{wire.ForgetSelector{}, "ids query entity document from to"},
 		{wire.ForgetRecord{}, "id at actor selector counts"},
+		{wire.Fact{}, "id seq text speaker kind category status confidence importance sensitivity tags document_id source_ref evidence occurred_start occurred_end mentioned_at valid_from valid_to created_at expired_at superseded_by access_count reinforcement_count"},
+		{wire.FactDetail{}, "fact previous next"},
+		{wire.FactPage{}, "facts next"},
+		{wire.StatusChange{}, "changed status"},
+		{wire.Entity{}, "id name type aliases first_seen last_seen mention_count episode_count salience tier contradicted"},
+		{wire.EntityPage{}, "entities next"},
+		{wire.Relation{}, "id subject subject_name predicate object object_name confidence fact_ids valid_from valid_to created_at expired_at current"},
+		{wire.About{}, "entity facts relations"},
+		{wire.FactOutcome{}, "fact_id text action of"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

@@ -125,11 +125,12 @@ func TestImport_Watch(t *testing.T) {
 		File   string `json:"file"`
 		Offset int64  `json:"offset"`
 		Result struct {
-			DocumentID string `json:"document_id"`
-			Duplicate  bool   `json:"duplicate"`
-			Facts      int    `json:"facts"`
-			Entities   int    `json:"entities"`
-			Links      int    `json:"links"`
+			DocumentID string          `json:"document_id"`
+			Duplicate  bool            `json:"duplicate"`
+			Facts      int             `json:"facts"`
+			Entities   int             `json:"entities"`
+			Links      int             `json:"links"`
+			Outcomes   json.RawMessage `json:"outcomes"`
 		} `json:"result"`
 	}
 	lines := strings.Split(strings.TrimSpace(w.stdout.String()), "\n")

@@ -125,11 +125,12 @@ type sessionOut struct {
 	LastSeq      int64  `json:"last_seq"`
 	LastAt       string `json:"last_at"`
 	Retained     []struct {
-		DocumentID string `json:"document_id"`
-		Duplicate  bool   `json:"duplicate"`
-		Facts      int    `json:"facts"`
-		Entities   int    `json:"entities"`
-		Links      int    `json:"links"`
+		DocumentID string          `json:"document_id"`
+		Duplicate  bool            `json:"duplicate"`
+		Facts      int             `json:"facts"`
+		Entities   int             `json:"entities"`
+		Links      int             `json:"links"`
+		Outcomes   json.RawMessage `json:"outcomes"`
 	} `json:"retained"`
 	Dropped      int    `json:"dropped"`
 	ExtractError string `json:"extract_error"`

@@ -122,6 +122,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newBlocksCmd(g)) // blocks.go
 	root.AddCommand(newMCPCmd(g))    // mcp.go
 	root.AddCommand(newForgetCmd(g)) // forget.go
+	root.AddCommand(newFactsCmd(g), newAboutCmd(g))
 	typeUsageErrors(root)
 	return root, g
 }

@@ -157,6 +157,15 @@ var suite = []struct {
 		{"ByID", testForgetByID}, {"ByDocument", testForgetByDocument}, {"ByEntity", testForgetByEntity}, {"ByTime", testForgetByTime},
 		{"Observations", testForgetObservations}, {"Audit", testForgetAudit}, {"Errors", testForgetErrors}, {"Isolation", testForgetIsolation},
 	}},
+	{"FactList", []testCase{ // facts.go: memory.FactLister, memory.Lifecycle
+		{"Pages", testFactListPages},
+		{"Filters", testFactListFilters},
+		{"Errors", testFactListErrors},
+		{"Isolation", testFactListIsolation},
+		{"Entities", testFactListEntities},
+		{"StatusRoundTrip", testFactStatusRoundTrip},
+		{"StatusErrors", testFactStatusErrors},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
