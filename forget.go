@@ -37,22 +37,6 @@ type ForgetSelector struct {
 	Actor string
 }
 
-// ForgetFact is one selected fact; Text only in a dry run.
-type ForgetFact struct {
-	ID   string
-	Text string
-}
-
-// ForgetResult is what Engine.Forget selected and did.
-type ForgetResult struct {
-	Bank   string
-	DryRun bool
-	Facts  []ForgetFact
-	// Counts and Record (the audit record's id) are set when not a dry
-	// run.
-	Counts memory.ForgetCounts
-	Record string
-}
 
 // Forget forgets, for good, the facts of bank that sel selects, with
 // every trace of them (memory.Forgetter lists them), and keeps an audit
@@ -60,26 +44,26 @@ type ForgetResult struct {
 // never the text. With sel.DryRun nothing changes and the result lists
 // the facts that would go with their text. Selecting no fact is not an
 // error: nothing is forgotten and no record is kept.
-func (e *Engine) Forget(ctx context.Context, bank string, sel ForgetSelector) (*ForgetResult, error) {
+func (e *Engine) Forget(ctx context.Context, bank string, sel ForgetSelector) (*memory.ForgetResult, error) {
 	bank = defaultBank(bank)
 	fg := e.store
 	ids, err := e.forgetSelect(ctx, fg, bank, sel)
 	if err != nil {
 		return nil, err
 	}
-	res := &ForgetResult{Bank: bank, DryRun: sel.DryRun, Facts: []ForgetFact{}}
+	res := &memory.ForgetResult{Bank: bank, DryRun: sel.DryRun, Facts: []memory.ForgetFact{}}
 	if sel.DryRun {
 		facts, err := e.store.Facts(ctx, bank, ids)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range facts {
-			res.Facts = append(res.Facts, ForgetFact{ID: f.ID, Text: f.Text})
+			res.Facts = append(res.Facts, memory.ForgetFact{ID: f.ID, Text: f.Text})
 		}
 		return res, nil
 	}
 	for _, id := range ids {
-		res.Facts = append(res.Facts, ForgetFact{ID: id})
+		res.Facts = append(res.Facts, memory.ForgetFact{ID: id})
 	}
 	if len(ids) == 0 {
 		return res, nil

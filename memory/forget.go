@@ -152,3 +152,20 @@ func ForgetRecordID(t time.Time) string {
 	rand.Read(nonce[:])
 	return fmt.Sprintf("forget-%s-%s", t.UTC().Format("20060102T150405.000000"), hex.EncodeToString(nonce[:]))
 }
+
+// ForgetFact is one fact a forget selected; Text only in a dry run.
+type ForgetFact struct {
+	ID   string
+	Text string
+}
+
+// ForgetResult is what a forget selected and did.
+type ForgetResult struct {
+	Bank   string
+	DryRun bool
+	Facts  []ForgetFact
+	// Counts and Record (the audit record's id) are set when not a dry
+	// run.
+	Counts ForgetCounts
+	Record string
+}

@@ -17,6 +17,15 @@ type Forget struct {
 	Record string       `json:"record,omitempty"`
 }
 
+// NewForget is res's wire shape; Facts is never null.
+func NewForget(res *memory.ForgetResult) Forget {
+	out := Forget{Bank: res.Bank, DryRun: res.DryRun, Facts: make([]ForgetFact, len(res.Facts)), Counts: NewForgetCounts(res.Counts), Record: res.Record}
+	for i, f := range res.Facts {
+		out.Facts[i] = ForgetFact{ID: f.ID, Text: f.Text}
+	}
+	return out
+}
+
 // ForgetFact is one selected fact.
 type ForgetFact struct {
 	ID   string `json:"id"`

@@ -60,23 +60,19 @@ text; --log lists them. Try --dry-run first.`,
 			if err != nil {
 				return err
 			}
-			out := wire.Forget{Bank: res.Bank, DryRun: res.DryRun, Facts: []wire.ForgetFact{}, Counts: wire.NewForgetCounts(res.Counts), Record: res.Record}
-			for _, f := range res.Facts {
-				out.Facts = append(out.Facts, wire.ForgetFact{ID: f.ID, Text: f.Text})
-			}
 			if g.json {
-				return g.printJSON(out)
+				return g.printJSON(wire.NewForget(res))
 			}
 			if res.DryRun {
-				for _, f := range out.Facts {
+				for _, f := range res.Facts {
 					fmt.Fprintf(g.stdout, "%s  %s\n", f.ID, f.Text)
 				}
-				fmt.Fprintf(g.stdout, "%d fact(s) would be forgotten\n", len(out.Facts))
+				fmt.Fprintf(g.stdout, "%d fact(s) would be forgotten\n", len(res.Facts))
 				return nil
 			}
-			c := out.Counts
+			c := res.Counts
 			fmt.Fprintf(g.stdout, "forgot %d fact(s): %d link(s), %d entit(ies), %d relation(s), %d observation(s), %d chunk(s), %d document(s) removed; record %s\n",
-				c.Facts, c.Links, c.Entities, c.Relations, c.Observations, c.Chunks, c.Documents, out.Record)
+				c.Facts, c.Links, c.Entities, c.Relations, c.Observations, c.Chunks, c.Documents, res.Record)
 			return nil
 		},
 	}

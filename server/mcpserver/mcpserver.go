@@ -100,6 +100,7 @@ func New(eng *mnemo.Engine, opts Options) *Server {
 	s.addRetain("remember")
 	s.addRecall()
 	s.addBlocks()
+	s.addForget()
 	return s
 }
 
