@@ -131,3 +131,61 @@ type ErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
+
+// MemoryRequest is the memory.RetainRequest r asks for in bank. A time that
+// does not parse is EINVALID; the rest is checked by the retain itself.
+func (r Retain) MemoryRequest(bank string) (memory.RetainRequest, error) {
+	req := memory.RetainRequest{BankID: bank, Text: r.Text, Speaker: r.Speaker, Source: r.Source, ItemID: r.ItemID, Tags: r.Tags}
+	if r.OccurredAt != "" {
+		t, err := ParseTime(r.OccurredAt)
+		if err != nil {
+			return req, err
+		}
+		req.At = t
+	}
+	return req, nil
+}
+
+// MemoryQuery is the memory.Query r asks of bank. History includes superseded
+// facts and Archived archived ones, beside the active; a kind or a time
+// that is not known is EINVALID.
+func (r RecallRequest) MemoryQuery(bank string) (memory.Query, error) {
+	q := memory.Query{BankID: bank, Text: r.Query, Limit: r.Limit, Budget: r.Budget, Format: r.Format, Explain: r.Explain}
+	q.Filter.Tags = r.Tags
+	q.Filter.Sensitive = r.Sensitive
+	for _, k := range r.Kinds {
+		switch kind := memory.FactKind(k); kind {
+		case memory.KindWorld, memory.KindExperience:
+			q.Filter.Kinds = append(q.Filter.Kinds, kind)
+		default:
+			return q, memory.Errorf(memory.EINVALID, "unknown fact kind %q: use %s or %s", k, memory.KindWorld, memory.KindExperience)
+		}
+	}
+	if r.History || r.Archived {
+		q.Filter.Statuses = []memory.Status{memory.StatusActive}
+		if r.History {
+			q.Filter.Statuses = append(q.Filter.Statuses, memory.StatusSuperseded)
+		}
+		if r.Archived {
+			q.Filter.Statuses = append(q.Filter.Statuses, memory.StatusArchived)
+		}
+	}
+	for _, t := range []struct {
+		name string
+		in   string
+		out  *time.Time
+	}{{"from", r.From, &q.Filter.From}, {"to", r.To, &q.Filter.To}, {"as_of", r.AsOf, &q.Filter.AsOf}} {
+		if t.in == "" {
+			continue
+		}
+		v, err := ParseTime(t.in)
+		if err != nil {
+			return q, memory.Errorf(memory.EINVALID, "%s: %s", t.name, memory.ErrorMessage(err))
+		}
+		*t.out = v
+	}
+	if !q.Filter.From.IsZero() && !q.Filter.To.IsZero() && q.Filter.To.Before(q.Filter.From) {
+		return q, memory.Errorf(memory.EINVALID, "to is before from")
+	}
+	return q, nil
+}
