@@ -18,7 +18,7 @@ type bankOutput struct{ Body wire.Bank }
 type bankListOutput struct{ Body wire.BankList }
 
 type updateBankInput struct {
-	bankPath
+	Bank string `path:"bank" doc:"bank name"`
 	Body wire.UpdateBank
 }
 

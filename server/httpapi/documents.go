@@ -8,7 +8,7 @@ import (
 )
 
 type documentInput struct {
-	bankPath
+	Bank   string `path:"bank" doc:"bank name"`
 	Source string `path:"source" doc:"source channel the item came from"`
 	Item   string `path:"item" doc:"the item's external id (URL-escaped)"`
 }

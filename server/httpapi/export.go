@@ -24,7 +24,7 @@ type streamOutput struct {
 // importInput takes the request body raw (a bank export, JSONL) as a
 // stream bounded by MaxImport, through huma's Resolver hook.
 type importInput struct {
-	bankPath
+	Bank string `path:"bank" doc:"bank name"`
 	body io.Reader
 }
 

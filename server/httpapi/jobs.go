@@ -8,13 +8,13 @@ import (
 )
 
 type jobsInput struct {
-	bankPath
-	Limit int `query:"limit" minimum:"0" doc:"at most this many, newest first; 0 means all"`
+	Bank  string `path:"bank" doc:"bank name"`
+	Limit int    `query:"limit" minimum:"0" doc:"at most this many, newest first; 0 means all"`
 }
 
 type jobInput struct {
-	bankPath
-	ID string `path:"id" doc:"job id"`
+	Bank string `path:"bank" doc:"bank name"`
+	ID   string `path:"id" doc:"job id"`
 }
 
 type jobListOutput struct{ Body wire.JobList }

@@ -9,7 +9,7 @@ import (
 )
 
 type retainInput struct {
-	bankPath
+	Bank string `path:"bank" doc:"bank name"`
 	Body wire.Retain
 }
 

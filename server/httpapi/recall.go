@@ -9,7 +9,7 @@ import (
 )
 
 type recallInput struct {
-	bankPath
+	Bank string `path:"bank" doc:"bank name"`
 	Body wire.RecallRequest
 }
 
