@@ -118,6 +118,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newJobsCmd(g)) // jobs.go
 	root.AddCommand(newEmbeddingsCmd(g))
 	root.AddCommand(newExportCmd(g)) // export.go
+	root.AddCommand(newServeCmd(g))  // serve.go
 	typeUsageErrors(root)
 	return root, g
 }
