@@ -46,6 +46,8 @@ func TestServer_BadInput(t *testing.T) {
 		{"to before from", keyRoot, "POST", "/v1/banks/a/recall", `{"query":"tea","from":"2024-05-01","to":"2024-01-01"}`, http.StatusBadRequest, memory.EINVALID},
 		{"bad bank name", keyRoot, "POST", "/v1/banks", `{"name":"../etc"}`, http.StatusBadRequest, memory.EINVALID},
 		{"unknown route", keyRoot, "GET", "/v1/nothing", nil, http.StatusNotFound, ""},
+		{"unknown query parameter", keyRoot, "GET", "/v1/banks/a/jobs?limt=5", nil, http.StatusUnprocessableEntity, memory.EINVALID},
+		{"negative limit", keyRoot, "GET", "/v1/banks/a/jobs?limit=-1", nil, http.StatusUnprocessableEntity, memory.EINVALID},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, body := e.do(c.key, c.method, c.path, c.body)

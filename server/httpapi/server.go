@@ -91,6 +91,7 @@ func New(eng *mnemo.Engine, opts Options) *Server {
 	cfg := huma.DefaultConfig("mnemo", opts.Version)
 	cfg.Info.Description = "Long-term memory for AI agents. Send `Authorization: Bearer <key>` with every /v1 request."
 	cfg.CreateHooks = nil // no $schema links in bodies: the wire shapes are the contract
+	cfg.RejectUnknownQueryParameters = true
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer"},
 	}
