@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // gets its status and the one error shape, and that nothing was written.
 func TestServer_BadInput(t *testing.T) {
 	const maxBody = 2 << 10
-	e := newEnv(t, httpapi.Options{MaxBody: maxBody})
+	e := newEnv(t, httpapi.Options{MaxBody: maxBody, MaxImport: 2 * maxBody})
 	e.must(http.StatusCreated, keyRoot, "POST", "/v1/banks", wire.CreateBank{Name: "a"}, nil)
 	before := e.stats("a")
 	retain := "/v1/banks/a/memories"
@@ -60,6 +61,25 @@ func TestServer_BadInput(t *testing.T) {
 			e.wantError(c.name, status, body, c.status, c.code)
 		})
 	}
+	// Imports: a real export of a, spoiled.
+	_, export := e.do(keyRoot, "GET", "/v1/banks/a/export", nil)
+	head, _, _ := bytes.Cut(export, []byte("\n"))
+	e.must(http.StatusCreated, keyRoot, "POST", "/v1/banks/imp0/import", export, nil) // the unspoiled one lands
+	bad := bytes.Replace(head, []byte(`"a"`), []byte("\"a\xff\""), 1)
+	if bytes.Equal(bad, head) {
+		t.Fatalf("export header %s does not name bank a", head)
+	}
+	msg := e.fails("import invalid UTF-8", http.StatusBadRequest, memory.EINVALID, keyRoot, "POST", "/v1/banks/imp1/import", append(bad, '\n'))
+	if !bytes.Contains(msg, []byte("UTF-8")) {
+		t.Errorf("import of invalid UTF-8 refused for another reason: %s", msg)
+	}
+	huge := append(append(head, '\n'), bytes.Repeat([]byte("\n"), 4*maxBody)...)
+	e.fails("import too large", http.StatusRequestEntityTooLarge, memory.EINVALID, keyRoot, "POST", "/v1/banks/imp2/import", huge)
+	for _, b := range []string{"imp1", "imp2"} {
+		e.fails("failed import leaves no bank", http.StatusNotFound, memory.ENOTFOUND, keyRoot, "GET", "/v1/banks/"+b, nil)
+	}
+	e.must(http.StatusOK, keyRoot, "DELETE", "/v1/banks/imp0", nil, nil)
+
 	if after := e.stats("a"); after != before {
 		t.Errorf("bad requests changed bank a: %+v → %+v", before, after)
 	}

@@ -33,7 +33,7 @@ func (in *importInput) Resolve(ctx huma.Context) []error {
 	r, w := humago.Unwrap(ctx)
 	// An import may outlast the server's read timeout: it sets its own.
 	http.NewResponseController(w).SetReadDeadline(time.Time{})
-	in.body = http.MaxBytesReader(w, r.Body, maxImport(ctx))
+	in.body = &utf8Reader{r: http.MaxBytesReader(w, r.Body, maxImport(ctx))}
 	return nil
 }
 
