@@ -3,8 +3,10 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/mnemo-ai/mnemo/wire"
 )
 
@@ -46,4 +48,11 @@ func (s *Server) registerMemories() {
 		}
 		return &retainOutput{Status: http.StatusOK, Body: wire.NewRetainResult(res)}, nil
 	})
+	// The body's Go type is any: say in the document what each status holds.
+	reg := s.api.OpenAPI().Components.Schemas
+	post := s.api.OpenAPI().Paths["/v1/banks/{bank}/memories"].Post
+	post.Responses["200"] = &huma.Response{Description: "stored: what the retain did", Content: map[string]*huma.MediaType{
+		"application/json": {Schema: reg.Schema(reflect.TypeFor[wire.RetainResult](), true, "RetainResult")}}}
+	post.Responses["202"] = &huma.Response{Description: "queued (async): the job", Content: map[string]*huma.MediaType{
+		"application/json": {Schema: reg.Schema(reflect.TypeFor[wire.Job](), true, "Job")}}}
 }

@@ -100,6 +100,23 @@ func TestServer_OpenAPI(t *testing.T) {
 			}
 		}
 	}
+	var full struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]struct {
+					Schema struct {
+						Ref string `json:"$ref"`
+					} `json:"schema"`
+				} `json:"content"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	json.Unmarshal(body, &full)
+	for status, want := range map[string]string{"200": "#/components/schemas/RetainResult", "202": "#/components/schemas/Job"} {
+		if got := full.Paths["/v1/banks/{bank}/memories"]["post"].Responses[status].Content["application/json"].Schema.Ref; got != want {
+			t.Errorf("retain %s schema = %q, want %q", status, got, want)
+		}
+	}
 	if code, body := e.do("", "GET", "/docs", nil); code != http.StatusOK || !strings.Contains(string(body), "<html") {
 		t.Errorf("/docs: %d", code)
 	}
