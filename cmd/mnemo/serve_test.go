@@ -62,7 +62,28 @@ func TestServe(t *testing.T) {
 		json.NewDecoder(res.Body).Decode(&job)
 		res.Body.Close()
 	}
-	cancel() // what SIGINT/SIGTERM do through main's signal context
+	// A request in flight when the signal comes: its body is half sent.
+	pr, pw := io.Pipe()
+	inflight := make(chan int, 1)
+	go func() {
+		res, err := http.Post(base+"/v1/banks/alice/memories", "application/json", pr)
+		if err != nil {
+			t.Errorf("in-flight request: %v", err)
+			inflight <- 0
+			return
+		}
+		res.Body.Close()
+		inflight <- res.StatusCode
+	}()
+	io.WriteString(pw, `{"text":"Alice adopted a cat`)
+	time.Sleep(100 * time.Millisecond) // the server has the first bytes
+	cancel()                           // what SIGINT/SIGTERM do through main's signal context
+	time.Sleep(100 * time.Millisecond) // shutdown has begun
+	io.WriteString(pw, ` named Miso."}`)
+	pw.Close()
+	if got := <-inflight; got != http.StatusOK {
+		t.Errorf("in-flight retain during shutdown: status %d, want 200", got)
+	}
 	select {
 	case c := <-code:
 		if c != exitOK {
@@ -74,8 +95,8 @@ func TestServe(t *testing.T) {
 	if !strings.Contains(stderr.String(), `"route":"POST /v1/banks/{bank}/memories"`) {
 		t.Errorf("no access log line for retain in:\n%s", stderr.String())
 	}
-	if st := stats(t, db, "alice"); st.Documents != 1 || st.Facts == 0 {
-		t.Errorf("after serve: %+v, want the retained document", st)
+	if st := stats(t, db, "alice"); st.Documents != 2 || st.Facts == 0 {
+		t.Errorf("after serve: %+v, want both retained documents", st)
 	}
 }
 
