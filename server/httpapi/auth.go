@@ -117,13 +117,10 @@ func (s *Server) authorize(p Principal, bank string, need Scope) error {
 		return nil
 	}
 	if need != ScopeRead && s.opts.Auth.Authorize(p, bank, ScopeRead) == nil {
-		return newAPIError(CodeForbidden, "this key's scope does not allow "+string(need)+" on bank "+quote(bank))
+		return memory.Errorf(CodeForbidden, "this key's scope does not allow %s on bank %q", need, bank)
 	}
 	return memory.UnknownBank(bank)
 }
-
-// quote is strconv.Quote without the import: bank names are plain.
-func quote(s string) string { return `"` + s + `"` }
 
 // Protect wraps h so that it runs only for requests with a valid key (or
 // local ones under InsecureLocal); h finds the principal with
@@ -138,4 +135,17 @@ func (s *Server) Protect(h http.Handler) http.Handler {
 		info(r.Context()).keyID = p.KeyID
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	})
+}
+
+// Authorize reports whether the principal of ctx (see PrincipalFrom) may
+// act on bank with need, with the API's answers: nil; an unknown bank's
+// ENOTFOUND when it may not even read the bank (the same error a bank that
+// does not exist gives); a forbidden error otherwise. Handlers mounted
+// behind Protect (MCP) call it for every bank they touch.
+func (s *Server) Authorize(ctx context.Context, bank string, need Scope) error {
+	p, ok := PrincipalFrom(ctx)
+	if !ok {
+		return memory.Errorf(memory.EUNAUTHORIZED, "no authenticated key")
+	}
+	return s.authorize(p, bank, need)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/server/httpapi"
 	"github.com/mnemo-ai/mnemo/wire"
 )
@@ -132,17 +133,27 @@ func TestServer_OpenAPI(t *testing.T) {
 // principal in its context.
 func TestServer_Mount(t *testing.T) {
 	var seen string
+	var srv *httpapi.Server
+	var errA, errB, errWrite error
 	extra := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := httpapi.PrincipalFrom(r.Context())
 		seen = p.KeyID
+		errA = srv.Authorize(r.Context(), "a", httpapi.ScopeRead)
+		errB = srv.Authorize(r.Context(), "b", httpapi.ScopeRead)
+		errWrite = srv.Authorize(r.Context(), "a", httpapi.ScopeWrite)
 		w.WriteHeader(http.StatusNoContent)
 	})
-	e := newEnv(t, httpapi.Options{Extra: map[string]http.Handler{"/mcp": extra}})
+	e := newEnv(t, httpapi.Options{})
+	srv = httpapi.New(e.eng, httpapi.Options{Auth: testAuth, Logger: slogTo(e.log), Extra: map[string]http.Handler{"/mcp": extra}})
+	e.srv.Config.Handler = srv
 	e.fails("extra without key", http.StatusUnauthorized, "unauthorized", "", "POST", "/mcp", "{}")
 	if seen != "" {
 		t.Fatalf("extra handler ran without a key")
 	}
 	if code, _ := e.do(keyARead, "POST", "/mcp", "{}"); code != http.StatusNoContent || seen != "a-read" {
 		t.Errorf("extra with key: %d, principal %q", code, seen)
+	}
+	if errA != nil || memory.ErrorCode(errB) != memory.ENOTFOUND || memory.ErrorCode(errWrite) != httpapi.CodeForbidden {
+		t.Errorf("Authorize(a read, b read, a write) = %v, %v, %v; want nil, not_found, forbidden", errA, errB, errWrite)
 	}
 }
