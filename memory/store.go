@@ -53,6 +53,9 @@ type Banks interface {
 	// vectors. It succeeds if none was recorded or the same one was, and
 	// fails with ECONFLICT if another was.
 	SetBankEmbedder(ctx context.Context, bankID, name string, dim int) error
+	// SetBankSettings replaces a bank's settings after checking them
+	// (BankSettings.Validate: EINVALID, nothing stored), or ENOTFOUND.
+	SetBankSettings(ctx context.Context, bankID string, s BankSettings) error
 	// Stats counts what a bank holds.
 	Stats(ctx context.Context, bankID string) (*Stats, error)
 }

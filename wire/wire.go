@@ -21,15 +21,16 @@ import (
 
 // Bank is a memory bank.
 type Bank struct {
-	Name      string    `json:"name"`
-	Embedder  string    `json:"embedder,omitempty"`
-	Dimension int       `json:"dimension,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	Name      string       `json:"name"`
+	Embedder  string       `json:"embedder,omitempty"`
+	Dimension int          `json:"dimension,omitempty"`
+	CreatedAt time.Time    `json:"created_at"`
+	Settings  BankSettings `json:"settings,omitzero"` // wire/http.go; absent when all unset
 }
 
 // NewBank is b's wire shape.
 func NewBank(b *memory.Bank) Bank {
-	return Bank{Name: b.Name, Embedder: b.Embedder, Dimension: b.Dimension, CreatedAt: b.CreatedAt}
+	return Bank{Name: b.Name, Embedder: b.Embedder, Dimension: b.Dimension, CreatedAt: b.CreatedAt, Settings: NewBankSettings(b.Settings)}
 }
 
 // Stats counts what a bank holds. Its keys are in alphabetical order.

@@ -17,7 +17,7 @@ func TestKeys(t *testing.T) {
 		v    any
 		keys string
 	}{
-		{wire.Bank{}, "name embedder dimension created_at"},
+		{wire.Bank{}, "name embedder dimension created_at settings"},
 		{wire.BankList{}, "banks"},
 		{wire.Deleted{}, "deleted"},
 		{wire.Stats{}, "active archived bank chunks documents entities facts links relations superseded"},
@@ -57,6 +57,17 @@ func TestKeys(t *testing.T) {
 		{wire.Relation{}, "id subject subject_name predicate object object_name confidence fact_ids valid_from valid_to created_at expired_at current"},
 		{wire.About{}, "entity facts relations"},
 		{wire.FactOutcome{}, "fact_id text action of"},
+		{wire.CreateBank{}, "name"},
+		{wire.BankSettings{}, "skepticism literalism empathy mission background"},
+		{wire.UpdateBank{}, "skepticism literalism empathy mission background"},
+		{wire.Retain{}, "text speaker occurred_at source item_id tags async"},
+		{wire.RecallRequest{}, "query limit budget format kinds tags from to as_of history archived sensitive explain"},
+		{wire.Document{}, "id bank source item_id content_hash content metadata tags occurred_at created_at chunks"},
+		{wire.Chunk{}, "id index text"},
+		{wire.JobList{}, "jobs"},
+		{wire.Health{}, "status"},
+		{wire.Error{}, "error"},
+		{wire.ErrorBody{}, "code message"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

@@ -123,6 +123,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newMCPCmd(g))    // mcp.go
 	root.AddCommand(newForgetCmd(g)) // forget.go
 	root.AddCommand(newFactsCmd(g), newAboutCmd(g))
+	root.AddCommand(newServeCmd(g)) // serve.go
 	typeUsageErrors(root)
 	return root, g
 }

@@ -52,6 +52,7 @@ var suite = []struct {
 		{"SetEmbedder", testBankSetEmbedder},
 		{"UnknownBank", testBankUnknown},
 	}},
+	{"BankSettings", []testCase{{"Set", testBankSettingsSet}, {"ErrInvalid", testBankSettingsErrInvalid}}}, // banksettings.go
 	{"Write", []testCase{
 		{"RoundTrip", testWriteRoundTrip},
 		{"ZeroTimes", testWriteZeroTimes},

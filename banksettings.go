@@ -1,0 +1,23 @@
+package mnemo
+
+import (
+	"context"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// UpdateBank replaces the settings of the bank named name (disposition,
+// mission, background, overrides; see memory.BankSettings) and returns the
+// bank as stored. Settings out of range are EINVALID and change nothing;
+// an unknown bank is ENOTFOUND. To change one field, read the bank, change
+// the field in its Settings and pass them all back.
+func (e *Engine) UpdateBank(ctx context.Context, name string, s memory.BankSettings) (*memory.Bank, error) {
+	name = defaultBank(name)
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := e.store.SetBankSettings(ctx, name, s); err != nil {
+		return nil, err
+	}
+	return e.store.Bank(ctx, name)
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mnemo-ai/mnemo"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/server/httpapi"
+	"github.com/spf13/cobra"
+)
+
+// defaultShutdownTimeout is how long `mnemo serve` lets in-flight
+// requests finish after SIGINT/SIGTERM before it closes them.
+const defaultShutdownTimeout = 30 * time.Second
+
+func newServeCmd(g *globals) *cobra.Command {
+	var addr string
+	var insecure bool
+	var maxBody int64
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs, metrics at /metrics)",
+		Long: `Serve the HTTP API on --addr and run the background work (queued
+retains, idle chat sessions) until SIGINT or SIGTERM; then in-flight
+requests finish and pending work is flushed before exiting.
+
+Every /v1 request needs "Authorization: Bearer <key>", unless
+--insecure-local is given and the address is a loopback one.
+Access logs go to stderr as JSON lines.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if maxBody <= 0 {
+				return usagef("--max-body must be positive")
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return memory.Errorf(memory.EINVALID, "listen on %s: %v", addr, err)
+			}
+			defer ln.Close()
+			if insecure && !httpapi.IsLoopback(ln.Addr().String()) {
+				return usagef("--insecure-local needs a loopback address (127.0.0.1, ::1 or localhost), not %s", addr)
+			}
+			log := slog.New(slog.NewJSONHandler(g.stderr, nil))
+			eng, err := g.engineWith(cmd, mnemo.Config{Logger: log}) // background work on; closed after the command
+			if err != nil {
+				return err
+			}
+			auth := authenticator(eng)
+			if auth == nil && !insecure {
+				log.Warn("no API keys: every /v1 request is refused; use --insecure-local on a loopback address")
+			}
+			api := httpapi.New(eng, httpapi.Options{Auth: auth, InsecureLocal: insecure, MaxBody: maxBody, Logger: log})
+			srv := httpapi.NewHTTPServer(api)
+			srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+			if g.json {
+				g.printJSON(map[string]string{"addr": ln.Addr().String()})
+			} else {
+				fmt.Fprintf(g.stdout, "mnemo: serving http://%s\n", ln.Addr())
+			}
+			done := make(chan error, 1)
+			go func() { done <- srv.Serve(ln) }()
+			select {
+			case err := <-done:
+				return fmt.Errorf("serve: %w", err)
+			case <-ctx.Done():
+			}
+			log.Info("shutting down: in-flight requests finish", "timeout", grace)
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+			defer cancel()
+			err = srv.Shutdown(sctx)
+			if serr := <-done; !errors.Is(serr, http.ErrServerClosed) {
+				err = errors.Join(err, serr)
+			}
+			return err // the engine closes next, flushing its pending work
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", httpapi.DefaultAddr, "address to listen on")
+	f.BoolVar(&insecure, "insecure-local", false, "serve requests without a key from loopback clients (needs a loopback --addr)")
+	f.Int64Var(&maxBody, "max-body", httpapi.DefaultMaxBody, "largest JSON request body in bytes (larger is 413)")
+	f.DurationVar(&grace, "shutdown-timeout", defaultShutdownTimeout, "how long in-flight requests may take to finish on shutdown")
+	return cmd
+}
+
+// authenticator is the key checker `mnemo serve` uses; nil until the
+// store keeps API keys, so only --insecure-local serves /v1.
+func authenticator(*mnemo.Engine) httpapi.Authenticator { return nil }

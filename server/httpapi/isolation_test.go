@@ -1,0 +1,83 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/server/httpapi"
+	"github.com/mnemo-ai/mnemo/wire"
+)
+
+// TestServer_Isolation drives every bank route with keys of bank a
+// against bank b, which exists and holds data: each answer is exactly the
+// answer for a bank that does not exist (404, same body), holds none of
+// b's data, and b is unchanged afterwards. A key of bank a lists only a.
+func TestServer_Isolation(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	for _, b := range []string{"a", "b"} {
+		e.must(http.StatusCreated, keyRoot, "POST", "/v1/banks", wire.CreateBank{Name: b}, nil)
+	}
+	const secret = "Bob keeps the spare key under the blue flowerpot"
+	var res wire.RetainResult
+	e.must(http.StatusOK, keyRoot, "POST", "/v1/banks/b/memories", wire.Retain{Text: secret, Source: "note", ItemID: "n1"}, &res)
+	var job wire.Job
+	e.must(http.StatusAccepted, keyRoot, "POST", "/v1/banks/b/memories", wire.Retain{Text: "Bob likes jazz", Async: true}, &job)
+	before := e.stats("b")
+	_, export := e.do(keyRoot, "GET", "/v1/banks/b/export", nil)
+
+	routes := []struct {
+		method, path string // %s is the bank
+		body         any
+	}{
+		{"GET", "/v1/banks/%s", nil},
+		{"PATCH", "/v1/banks/%s", `{"empathy":1}`},
+		{"DELETE", "/v1/banks/%s", nil},
+		{"POST", "/v1/banks/%s/memories", `{"text":"Mallory was here"}`},
+		{"POST", "/v1/banks/%s/memories", `{"text":"Mallory was here","async":true}`},
+		{"POST", "/v1/banks/%s/recall", `{"query":"where is the spare key","history":true,"archived":true}`},
+		{"GET", "/v1/banks/%s/jobs", nil},
+		{"GET", "/v1/banks/%s/jobs/" + job.ID, nil},
+		{"GET", "/v1/banks/%s/documents/note/n1", nil},
+		{"GET", "/v1/banks/%s/stats", nil},
+		{"GET", "/v1/banks/%s/export", nil},
+		{"POST", "/v1/banks/%s/import", export},
+	}
+	for _, key := range []string{keyAAdmin, keyARead} {
+		for _, r := range routes {
+			name := key + " " + r.method + " " + r.path
+			t.Run(name, func(t *testing.T) {
+				status, body := e.do(key, r.method, strings.ReplaceAll(r.path, "%s", "b"), r.body)
+				e.wantError(name, status, body, http.StatusNotFound, memory.ENOTFOUND)
+				_, unknown := e.do(key, r.method, strings.ReplaceAll(r.path, "%s", "zz"), r.body)
+				want := bytes.ReplaceAll(unknown, []byte(`"zz"`), []byte(`"b"`))
+				want = bytes.ReplaceAll(want, []byte(`\"zz\"`), []byte(`\"b\"`))
+				if !bytes.Equal(body, want) {
+					t.Errorf("bank b answers\n%s\nbut an unknown bank answers\n%s", body, unknown)
+				}
+				for _, leak := range []string{"flowerpot", "jazz", res.DocumentID} {
+					if bytes.Contains(body, []byte(leak)) {
+						t.Errorf("answer leaks %q: %s", leak, body)
+					}
+				}
+			})
+		}
+	}
+	if after := e.stats("b"); after != before {
+		t.Errorf("bank b changed: %+v → %+v", before, after)
+	}
+	if jobs, _ := e.eng.Jobs(t.Context(), "b", 0); len(jobs) != 1 {
+		t.Errorf("bank b has %d jobs, want its 1", len(jobs))
+	}
+	var list wire.BankList
+	e.must(http.StatusOK, keyARead, "GET", "/v1/banks", nil, &list)
+	if len(list.Banks) != 1 || list.Banks[0].Name != "a" {
+		t.Errorf("a's key lists %+v, want only a", list.Banks)
+	}
+	e.fails("a's key creates b2", http.StatusForbidden, "forbidden", keyAAdmin, "POST", "/v1/banks", `{"name":"b2"}`)
+	e.fails("a's key creates b (exists)", http.StatusForbidden, "forbidden", keyAAdmin, "POST", "/v1/banks", `{"name":"b"}`)
+	// Its own bank works.
+	e.must(http.StatusOK, keyARead, "GET", "/v1/banks/a/stats", nil, nil)
+}

@@ -1,0 +1,191 @@
+package wire
+
+import (
+	"time"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// The shapes below are what clients send to the HTTP API (and, where the
+// same call exists, to the MCP server). Optional fields carry omitempty:
+// the API's schema marks every other field required.
+
+// CreateBank asks for a new bank.
+type CreateBank struct {
+	Name string `json:"name" doc:"bank name: 1-128 letters, digits, '.', '_', ':' or '-'"`
+}
+
+// BankSettings are a bank's disposition (each 1-5, 0 unset) and the
+// mission and background text given to reflection.
+type BankSettings struct {
+	Skepticism int    `json:"skepticism"`
+	Literalism int    `json:"literalism"`
+	Empathy    int    `json:"empathy"`
+	Mission    string `json:"mission"`
+	Background string `json:"background"`
+}
+
+// NewBankSettings is s's wire shape.
+func NewBankSettings(s memory.BankSettings) BankSettings {
+	return BankSettings{Skepticism: s.Skepticism, Literalism: s.Literalism, Empathy: s.Empathy, Mission: s.Mission, Background: s.Background}
+}
+
+// UpdateBank changes some of a bank's settings: a field left out (null)
+// keeps its value.
+type UpdateBank struct {
+	Skepticism *int    `json:"skepticism,omitempty" minimum:"0" maximum:"5"`
+	Literalism *int    `json:"literalism,omitempty" minimum:"0" maximum:"5"`
+	Empathy    *int    `json:"empathy,omitempty" minimum:"0" maximum:"5"`
+	Mission    *string `json:"mission,omitempty"`
+	Background *string `json:"background,omitempty"`
+}
+
+// Retain is one item to remember. OccurredAt is RFC 3339 or
+// YYYY-MM-DD[ HH:MM] (ParseTime); Async queues it and answers with a job.
+type Retain struct {
+	Text       string   `json:"text" doc:"what to remember"`
+	Speaker    string   `json:"speaker,omitempty"`
+	OccurredAt string   `json:"occurred_at,omitempty" doc:"when it was said: RFC 3339 or YYYY-MM-DD[ HH:MM]; default now"`
+	Source     string   `json:"source,omitempty" doc:"source channel (chat, note, email, …); default api"`
+	ItemID     string   `json:"item_id,omitempty" doc:"external item id; default the content hash"`
+	Tags       []string `json:"tags,omitempty"`
+	Async      bool     `json:"async,omitempty" doc:"queue the retain and answer 202 with the job"`
+}
+
+// RecallRequest is one recall: the query and every option of
+// memory.Query. Times are RFC 3339 or YYYY-MM-DD[ HH:MM] (ParseTime).
+type RecallRequest struct {
+	Query     string   `json:"query"`
+	Limit     int      `json:"limit,omitempty" minimum:"0" doc:"number of results; default 10"`
+	Budget    int      `json:"budget,omitempty" minimum:"0" doc:"token budget of the context; default 2048"`
+	Format    string   `json:"format,omitempty" enum:"text,markdown,json" doc:"format of the context string"`
+	Kinds     []string `json:"kinds,omitempty" doc:"fact kinds to keep: world, experience"`
+	Tags      []string `json:"tags,omitempty" doc:"keep facts with any of these tags"`
+	From      string   `json:"from,omitempty" doc:"event time lower bound"`
+	To        string   `json:"to,omitempty" doc:"event time upper bound"`
+	AsOf      string   `json:"as_of,omitempty" doc:"answer from what was known at this time"`
+	History   bool     `json:"history,omitempty" doc:"include superseded facts"`
+	Archived  bool     `json:"archived,omitempty" doc:"include archived facts"`
+	Sensitive bool     `json:"sensitive,omitempty" doc:"include facts classified sensitive"`
+	Explain   bool     `json:"explain,omitempty" doc:"each result's rank and score per strategy"`
+}
+
+// Document is a retained item as it was given, with the chunks its
+// facts came from.
+type Document struct {
+	ID          string            `json:"id"`
+	Bank        string            `json:"bank"`
+	Source      string            `json:"source"`
+	ItemID      string            `json:"item_id"`
+	ContentHash string            `json:"content_hash"`
+	Content     string            `json:"content"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
+	Tags        []string          `json:"tags,omitempty"`
+	OccurredAt  *time.Time        `json:"occurred_at,omitempty"`
+	CreatedAt   time.Time         `json:"created_at"`
+	Chunks      []Chunk           `json:"chunks"`
+}
+
+// Chunk is one piece of a document's raw text.
+type Chunk struct {
+	ID    string `json:"id"`
+	Index int    `json:"index"`
+	Text  string `json:"text"`
+}
+
+// NewDocument is the wire shape of d with its chunks. Chunks is never
+// null.
+func NewDocument(d *memory.Document, chunks []*memory.Chunk) Document {
+	out := Document{
+		ID: d.ID, Bank: d.BankID, Source: d.Source, ItemID: d.ItemID, ContentHash: d.ContentHash, Content: d.Content,
+		Metadata: d.Metadata, Tags: d.Tags, CreatedAt: d.CreatedAt, Chunks: make([]Chunk, 0, len(chunks)),
+	}
+	if !d.OccurredAt.IsZero() {
+		out.OccurredAt = &d.OccurredAt
+	}
+	for _, c := range chunks {
+		out.Chunks = append(out.Chunks, Chunk{ID: c.ID, Index: c.Index, Text: c.Text})
+	}
+	return out
+}
+
+// JobList is a bank's jobs, newest first.
+type JobList struct {
+	Jobs []Job `json:"jobs"`
+}
+
+// Health is a liveness or readiness answer.
+type Health struct {
+	Status string `json:"status"`
+}
+
+// Error is every error the HTTP API answers: a memory error code
+// (invalid, not_found, conflict, unauthorized, forbidden, unavailable,
+// internal) and a message safe to show.
+type Error struct {
+	Error ErrorBody `json:"error"`
+}
+
+// ErrorBody is an error's code and message.
+type ErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// MemoryRequest is the memory.RetainRequest r asks for in bank. A time that
+// does not parse is EINVALID; the rest is checked by the retain itself.
+func (r Retain) MemoryRequest(bank string) (memory.RetainRequest, error) {
+	req := memory.RetainRequest{BankID: bank, Text: r.Text, Speaker: r.Speaker, Source: r.Source, ItemID: r.ItemID, Tags: r.Tags}
+	if r.OccurredAt != "" {
+		t, err := ParseTime(r.OccurredAt)
+		if err != nil {
+			return req, err
+		}
+		req.At = t
+	}
+	return req, nil
+}
+
+// MemoryQuery is the memory.Query r asks of bank. History includes superseded
+// facts and Archived archived ones, beside the active; a kind or a time
+// that is not known is EINVALID.
+func (r RecallRequest) MemoryQuery(bank string) (memory.Query, error) {
+	q := memory.Query{BankID: bank, Text: r.Query, Limit: r.Limit, Budget: r.Budget, Format: r.Format, Explain: r.Explain}
+	q.Filter.Tags = r.Tags
+	q.Filter.Sensitive = r.Sensitive
+	for _, k := range r.Kinds {
+		switch kind := memory.FactKind(k); kind {
+		case memory.KindWorld, memory.KindExperience:
+			q.Filter.Kinds = append(q.Filter.Kinds, kind)
+		default:
+			return q, memory.Errorf(memory.EINVALID, "unknown fact kind %q: use %s or %s", k, memory.KindWorld, memory.KindExperience)
+		}
+	}
+	if r.History || r.Archived {
+		q.Filter.Statuses = []memory.Status{memory.StatusActive}
+		if r.History {
+			q.Filter.Statuses = append(q.Filter.Statuses, memory.StatusSuperseded)
+		}
+		if r.Archived {
+			q.Filter.Statuses = append(q.Filter.Statuses, memory.StatusArchived)
+		}
+	}
+	for _, t := range []struct {
+		name string
+		in   string
+		out  *time.Time
+	}{{"from", r.From, &q.Filter.From}, {"to", r.To, &q.Filter.To}, {"as_of", r.AsOf, &q.Filter.AsOf}} {
+		if t.in == "" {
+			continue
+		}
+		v, err := ParseTime(t.in)
+		if err != nil {
+			return q, memory.Errorf(memory.EINVALID, "%s: %s", t.name, memory.ErrorMessage(err))
+		}
+		*t.out = v
+	}
+	if !q.Filter.From.IsZero() && !q.Filter.To.IsZero() && q.Filter.To.Before(q.Filter.From) {
+		return q, memory.Errorf(memory.EINVALID, "to is before from")
+	}
+	return q, nil
+}
