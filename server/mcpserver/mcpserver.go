@@ -101,6 +101,7 @@ func New(eng *mnemo.Engine, opts Options) *Server {
 	s.addRecall()
 	s.addBlocks()
 	s.addForget()
+	s.addAbout()
 	return s
 }
 

@@ -103,7 +103,7 @@ func TestServer_KeyBank(t *testing.T) {
 		}
 	}
 	// Naming another bank, existing or not, reads the same: unknown.
-	for _, tool := range []string{"retain", "recall"} {
+	for _, tool := range []string{"retain", "remember", "recall", "forget", "about", "block_read", "block_write"} {
 		var msgs []string
 		for _, bank := range []string{"b", "nowhere"} {
 			res := call(t, cs, tool, toolArgs(tool, bank))
@@ -128,8 +128,17 @@ func mnemoRetain(bank, text string) memory.RetainRequest {
 
 // toolArgs are valid arguments of tool naming bank.
 func toolArgs(tool, bank string) map[string]any {
-	if tool == "recall" {
+	switch tool {
+	case "recall":
 		return map[string]any{"query": "vault code", "bank": bank}
+	case "forget":
+		return map[string]any{"query": "vault code", "bank": bank, "confirm": true}
+	case "about":
+		return map[string]any{"name": "vault", "bank": bank}
+	case "block_read":
+		return map[string]any{"name": "persona", "bank": bank}
+	case "block_write":
+		return map[string]any{"name": "persona", "text": "Erin's agent.", "bank": bank}
 	}
 	return map[string]any{"text": "Erin moved to Oslo.", "bank": bank}
 }
