@@ -122,9 +122,9 @@ func TestHandler(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, tool := range []string{"retain", "remember"} {
+		for _, tool := range []string{"retain", "remember", "block_write", "forget"} {
 			res := call(t, cs, tool, toolArgs(tool, ""))
-			if !res.IsError || !strings.Contains(text(res), "unauthorized") {
+			if !res.IsError || !strings.Contains(text(res), "forbidden") {
 				t.Errorf("%s with a read-only key: %q", tool, text(res))
 			}
 		}

@@ -61,7 +61,7 @@ func (s *Server) retain(ctx context.Context, req *mcp.CallToolRequest, in Retain
 		return nil, nil, err
 	}
 	if !s.opts.CanWrite(ctx, req) {
-		return nil, nil, memory.Errorf(memory.EUNAUTHORIZED, "this key may only read: retain needs a key with write scope")
+		return nil, nil, memory.Errorf(memory.EFORBIDDEN, "this key may only read: retain needs a key with write scope")
 	}
 	if strings.TrimSpace(in.Text) == "" {
 		return nil, nil, memory.Errorf(memory.EINVALID, "text is empty: give the sentences to remember")
