@@ -71,7 +71,7 @@ func (e *Engine) Forget(ctx context.Context, bank string, sel ForgetSelector) (*
 	at := e.now().UTC().Truncate(time.Microsecond)
 	rec, err := fg.Forget(ctx, bank, ids, &memory.ForgetRecord{
 		ID: memory.ForgetRecordID(at), At: at, Actor: sel.Actor,
-		Selector: memory.ForgetAudit{IDs: len(sel.IDs), Query: sel.Query, Entity: sel.Entity, Document: documentName(sel), From: sel.From, To: sel.To},
+		Selector: memory.ForgetAudit{IDs: len(sel.IDs), Query: memory.Fingerprint(sel.Query), Entity: memory.Fingerprint(sel.Entity), Document: documentName(sel), From: sel.From, To: sel.To},
 	})
 	if err != nil {
 		return nil, err

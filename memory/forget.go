@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"time"
@@ -86,7 +87,9 @@ type ForgetRecord struct {
 }
 
 // ForgetAudit is the selector of a forget as the caller gave it. IDs is
-// how many fact ids were named, not the ids.
+// how many fact ids were named, not the ids; Query and Entity are the
+// Fingerprint of the words given, not the words, which are often what
+// was forgotten.
 type ForgetAudit struct {
 	IDs      int       `json:"ids,omitempty"`
 	Query    string    `json:"query,omitempty"`
@@ -168,4 +171,18 @@ type ForgetResult struct {
 	// run.
 	Counts ForgetCounts
 	Record string
+}
+
+// Fingerprint is how an audit record names words it must not keep: the
+// SHA-256 of their normalised form (NormalizeName: case, spacing and
+// punctuation folded), "sha256:" and its first 16 hex digits; "" for "".
+// Whoever knows the words can match them; the fingerprint alone does not
+// give them back.
+func Fingerprint(words string) string {
+	n := NormalizeName(words)
+	if n == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(n))
+	return "sha256:" + hex.EncodeToString(sum[:8])
 }

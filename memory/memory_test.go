@@ -3,6 +3,7 @@ package memory_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,5 +157,21 @@ func TestEntityUpsert_Add(t *testing.T) {
 	}
 	if aliases[1] != "Mels" {
 		t.Errorf("Add wrote into the first upsert's alias array: %q", aliases)
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	a := memory.Fingerprint("12 Elm Street")
+	if !strings.HasPrefix(a, "sha256:") || len(a) != len("sha256:")+16 || strings.Contains(strings.ToLower(a), "elm") {
+		t.Fatalf("Fingerprint = %q, want sha256: and 16 hex digits, not the words", a)
+	}
+	if b := memory.Fingerprint("  12 ELM street! "); b != a {
+		t.Errorf("Fingerprint of the same words spelled otherwise = %q, want %q", b, a)
+	}
+	if c := memory.Fingerprint("13 Elm Street"); c == a {
+		t.Errorf("different words share the fingerprint %q", a)
+	}
+	if got := memory.Fingerprint(" "); got != "" {
+		t.Errorf("Fingerprint(blank) = %q, want empty", got)
 	}
 }
