@@ -150,7 +150,9 @@ type JobQueue interface {
 	// callers never claim the same job.
 	ClaimJob(ctx context.Context, at time.Time) (*Job, error)
 	// FinishJob records a claimed job's end: its Status (done, failed or
-	// queued again), Result, Error and UpdatedAt.
+	// queued again), Result, Error and UpdatedAt. A job done drops its
+	// Payload: what it retained lives on as memory, which forget can
+	// remove, not as a copy in the queue.
 	FinishJob(ctx context.Context, j *Job) error
 	// Job returns one job, or ENOTFOUND.
 	Job(ctx context.Context, bankID, id string) (*Job, error)

@@ -43,6 +43,9 @@ func scanJob(r dbrows.Scanner) (*memory.Job, error) {
 	if err := r.Scan(&j.BankID, &j.ID, &j.Kind, &j.Payload, &status, &j.Attempts, &j.Result, &j.Error, &created, &updated); err != nil {
 		return nil, err
 	}
+	if len(j.Payload) == 0 {
+		j.Payload = nil // a job done dropped it
+	}
 	j.Status = memory.JobStatus(status)
 	j.CreatedAt, j.UpdatedAt = created.UTC(), updated.UTC()
 	return &j, nil
@@ -96,7 +99,8 @@ func (s *Store) FinishJob(ctx context.Context, j *memory.Job) error {
 	if err := j.PrepareFinish(s.Now); err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET status = $3, result = $4, error = $5, updated_at = $6 WHERE bank_id = $1 AND id = $2`,
+	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET status = $3, payload = CASE WHEN $3 = 'done' THEN ''::bytea ELSE payload END,
+		result = $4, error = $5, updated_at = $6 WHERE bank_id = $1 AND id = $2`,
 		j.BankID, j.ID, string(j.Status), j.Result, j.Error, ts(j.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("finish job %s: %w", j.ID, err)

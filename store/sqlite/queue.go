@@ -42,6 +42,9 @@ func scanJob(r interface{ Scan(...any) error }) (*memory.Job, error) {
 	if err := r.Scan(&j.BankID, &j.ID, &j.Kind, &j.Payload, &status, &j.Attempts, &j.Result, &j.Error, &created, &updated); err != nil {
 		return nil, err
 	}
+	if len(j.Payload) == 0 {
+		j.Payload = nil // a job done dropped it
+	}
 	j.Status = memory.JobStatus(status)
 	j.CreatedAt, j.UpdatedAt = fromMicro(created), fromMicro(updated)
 	return &j, nil
@@ -119,7 +122,8 @@ func (s *Store) FinishJob(ctx context.Context, j *memory.Job) error {
 		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE jobs SET status = ?, result = ?, error = ?, updated_at = ? WHERE bank_id = ? AND id = ?`,
+		r, err := tx.ExecContext(ctx, `UPDATE jobs SET status = ?1, payload = CASE WHEN ?1 = 'done' THEN x'' ELSE payload END,
+			result = ?2, error = ?3, updated_at = ?4 WHERE bank_id = ?5 AND id = ?6`,
 			string(j.Status), j.Result, j.Error, j.UpdatedAt.UnixMicro(), j.BankID, j.ID)
 		if err != nil {
 			return fmt.Errorf("finish job %s: %w", j.ID, err)

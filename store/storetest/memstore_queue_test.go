@@ -109,6 +109,9 @@ func (s *memStore) FinishJob(_ context.Context, j *memory.Job) error {
 	}
 	c := cloneJob(old)
 	c.Status, c.Result, c.Error, c.UpdatedAt = j.Status, slices.Clone(j.Result), j.Error, j.UpdatedAt
+	if j.Status == memory.JobDone {
+		c.Payload = nil
+	}
 	b.jobs[j.ID] = c
 	return nil
 }
