@@ -326,7 +326,10 @@ type WriteResult struct {
 // Filter narrows searches. The zero value matches every active fact.
 type Filter struct {
 	Kinds []FactKind
-	Tags  []string // any of
+	// Categories keeps facts of any of these categories; nil matches
+	// every category ([CheckCategories] names the known ones).
+	Categories []Category
+	Tags       []string // any of
 	// From/To bound the event time; zero is open.
 	From, To time.Time
 	// Statuses to include; nil means active only.

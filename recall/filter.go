@@ -7,7 +7,7 @@ import (
 )
 
 // Matches reports whether a fact passes a filter, with the store's
-// semantics: statuses default to active only, kinds and tags match any of
+// semantics: statuses default to active only, kinds, categories and tags match any of
 // theirs, the event time must fall in [From, To), and sensitive facts
 // need Filter.Sensitive.
 func Matches(f *memory.Fact, flt memory.Filter) bool {
@@ -29,6 +29,9 @@ func Matches(f *memory.Fact, flt memory.Filter) bool {
 		return false
 	}
 	if len(flt.Kinds) > 0 && !slices.Contains(flt.Kinds, f.Kind) {
+		return false
+	}
+	if len(flt.Categories) > 0 && !slices.Contains(flt.Categories, f.Category) {
 		return false
 	}
 	if len(flt.Tags) > 0 && !slices.ContainsFunc(flt.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }) {

@@ -8,7 +8,7 @@ import (
 )
 
 // Validate checks a query: a valid bank, non-empty valid UTF-8 text of at
-// most memory.MaxQueryBytes, a sane limit and budget.
+// most memory.MaxQueryBytes, a sane limit and budget, known categories.
 func Validate(q *memory.Query) error {
 	if err := memory.ValidateBankName(q.BankID); err != nil {
 		return err
@@ -27,6 +27,9 @@ func Validate(q *memory.Query) error {
 	}
 	if q.Budget < 0 {
 		return memory.Errorf(memory.EINVALID, "token budget %d is negative", q.Budget)
+	}
+	if err := memory.CheckCategories(q.Filter.Categories); err != nil {
+		return err
 	}
 	switch q.Format {
 	case "", memory.FormatText, memory.FormatMarkdown, memory.FormatJSON:

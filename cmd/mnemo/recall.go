@@ -15,6 +15,7 @@ func newRecallCmd(g *globals) *cobra.Command {
 	var limit, budget int
 	var explain, history, sensitive bool
 	var asOf, format string
+	var categories []string
 	cmd := &cobra.Command{
 		Use:   "recall QUERY",
 		Short: "Recall what is relevant to a query",
@@ -29,6 +30,9 @@ func newRecallCmd(g *globals) *cobra.Command {
 				q.Filter.Statuses = []memory.Status{memory.StatusActive, memory.StatusSuperseded}
 			}
 			q.Filter.Sensitive = sensitive
+			for _, c := range categories {
+				q.Filter.Categories = append(q.Filter.Categories, memory.Category(c))
+			}
 			if asOf != "" {
 				t, err := wire.ParseTime(asOf)
 				if err != nil {
@@ -94,6 +98,7 @@ func newRecallCmd(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&history, "history", false, "include superseded facts")
 	cmd.Flags().BoolVar(&sensitive, "sensitive", false, "include facts classified sensitive")
 	cmd.Flags().StringVar(&format, "format", "", "print the packed context instead of the ranked list: text, markdown or json")
+	cmd.Flags().StringSliceVar(&categories, "category", nil, "only facts of these categories (repeatable or comma-separated; any of them)")
 	cmd.Flags().StringVar(&asOf, "as-of", "", "answer from what was known at this time (RFC 3339 or YYYY-MM-DD[ HH:MM])")
 	return cmd
 }

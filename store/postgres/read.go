@@ -151,6 +151,13 @@ func filterSQL(flt memory.Filter, p *params) string {
 		}
 		b.WriteString(` AND f.kind = ANY(` + p.add(ks) + `)`)
 	}
+	if len(flt.Categories) > 0 {
+		cs := make([]string, len(flt.Categories))
+		for i, c := range flt.Categories {
+			cs[i] = string(c)
+		}
+		b.WriteString(` AND f.category = ANY(` + p.add(cs) + `)`)
+	}
 	if !flt.From.IsZero() {
 		b.WriteString(` AND f.event_time >= ` + p.add(ts(flt.From)))
 	}

@@ -76,7 +76,7 @@ func (s snapshot) Count(ctx context.Context, upTo int64) (int, error) {
 
 // Facts implements mirror.Snapshot.
 func (s snapshot) Facts(ctx context.Context, after int64, fn func(*mirror.Row)) error {
-	rows, err := s.tx.QueryContext(ctx, `SELECT pk, id, kind, status, sensitivity, tags, coalesce(event_time, ?), coalesce(created_at, 0),
+	rows, err := s.tx.QueryContext(ctx, `SELECT pk, id, kind, category, status, sensitivity, tags, coalesce(event_time, ?), coalesce(created_at, 0),
 		coalesce(expired_at, 0), speaker, text, embedding, document_id FROM facts WHERE bank_id = ? AND pk > ? ORDER BY pk`, int64(mirror.NoTime), s.bank, after)
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func (s snapshot) Facts(ctx context.Context, after int64, fn func(*mirror.Row)) 
 	defer rows.Close()
 	var r mirror.Row
 	for rows.Next() {
-		if err := rows.Scan(&r.PK, &r.ID, &r.Kind, &r.Status, &r.Sensitivity, &r.Tags, &r.EventTime, &r.CreatedAt,
+		if err := rows.Scan(&r.PK, &r.ID, &r.Kind, &r.Category, &r.Status, &r.Sensitivity, &r.Tags, &r.EventTime, &r.CreatedAt,
 			&r.ExpiredAt, &r.Speaker, &r.Text, &r.Embedding, &r.Document); err != nil {
 			return err
 		}

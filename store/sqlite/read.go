@@ -214,6 +214,14 @@ func filterSQL(flt memory.Filter) (string, []any) {
 		b.WriteString(` AND f.kind IN (SELECT value FROM json_each(?))`)
 		args = append(args, idList(ks))
 	}
+	if len(flt.Categories) > 0 {
+		cs := make([]string, len(flt.Categories))
+		for i, c := range flt.Categories {
+			cs[i] = string(c)
+		}
+		b.WriteString(` AND f.category IN (SELECT value FROM json_each(?))`)
+		args = append(args, idList(cs))
+	}
 	if !flt.From.IsZero() {
 		b.WriteString(` AND f.event_time >= ?`)
 		args = append(args, flt.From.UnixMicro())

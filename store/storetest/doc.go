@@ -26,7 +26,7 @@
 //     seen range (a zero time widens nothing) and merge aliases without
 //     duplicates; two upserts in one batch both apply. A relation written
 //     again under its id is updated, not duplicated.
-//   - Filters: Statuses nil means active only; Kinds and Tags match any;
+//   - Filters: Statuses nil means active only; Kinds, Categories and Tags match any;
 //     the event time (memory.Fact.EventTime) lies in [From, To); only
 //     SensitivitySensitive facts need Sensitive. Filters apply before k.
 //   - SearchText ORs its terms, folds case, stems, ranks by BM25 (positive,

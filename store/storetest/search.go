@@ -160,7 +160,8 @@ func testSearchTextInjection(e *env) {
 }
 
 // filterCorpus is the facts of the filter tests: every one holds the word
-// "garden"; they differ in kind, event time, status, tags and sensitivity.
+// "garden"; they differ in kind, category (personal unless set), event
+// time, status, tags and sensitivity.
 func filterCorpus(bank string) []*memory.Fact {
 	f := func(id string, kind memory.FactKind, tags ...string) *memory.Fact {
 		x := NewTestFact(bank, id, "the garden fact "+id)
@@ -171,15 +172,15 @@ func filterCorpus(bank string) []*memory.Fact {
 	g1 := f("g1", memory.KindWorld, "home")
 	g1.OccurredStart = hours(1)
 	g2 := f("g2", memory.KindExperience, "work")
-	g2.MentionedAt = hours(2)
+	g2.MentionedAt, g2.Category = hours(2), memory.CategoryProject
 	g3 := f("g3", memory.KindWorld, "home")
 	g3.CreatedAt, g3.Status = hours(3), memory.StatusSuperseded
 	g4 := f("g4", memory.KindExperience)
-	g4.OccurredStart, g4.Status = hours(4), memory.StatusArchived
+	g4.OccurredStart, g4.Status, g4.Category = hours(4), memory.StatusArchived, memory.CategoryProject
 	g5 := f("g5", memory.KindWorld)
 	g5.OccurredStart, g5.Sensitivity = hours(5), memory.SensitivitySensitive
 	g6 := f("g6", memory.KindExperience, "home", "work")
-	g6.OccurredStart = hours(6)
+	g6.OccurredStart, g6.Category = hours(6), memory.CategoryDecision
 	return []*memory.Fact{g1, g2, g3, g4, g5, g6}
 }
 
@@ -207,6 +208,12 @@ var filterCases = []struct {
 	{"world, every status, from 3h to 4h (on CreatedAt)", memory.Filter{Kinds: []memory.FactKind{memory.KindWorld}, Statuses: allStatuses, From: hours(3), To: hours(4)}, []string{"g3"}},
 	{"tag home, every status, sensitive", memory.Filter{Tags: []string{"home"}, Statuses: allStatuses, Sensitive: true}, []string{"g1", "g3", "g6"}},
 	{"everything", memory.Filter{Statuses: allStatuses, Sensitive: true}, []string{"g1", "g2", "g3", "g4", "g5", "g6"}},
+	{"category personal", memory.Filter{Categories: []memory.Category{memory.CategoryPersonal}}, []string{"g1"}},
+	{"categories project, decision", memory.Filter{Categories: []memory.Category{memory.CategoryProject, memory.CategoryDecision}}, []string{"g2", "g6"}},
+	{"category contact", memory.Filter{Categories: []memory.Category{memory.CategoryContact}}, nil},
+	{"category personal, every status, sensitive", memory.Filter{Categories: []memory.Category{memory.CategoryPersonal}, Statuses: allStatuses, Sensitive: true}, []string{"g1", "g3", "g5"}},
+	{"experience, category project, every status", memory.Filter{Kinds: []memory.FactKind{memory.KindExperience}, Categories: []memory.Category{memory.CategoryProject}, Statuses: allStatuses}, []string{"g2", "g4"}},
+	{"category decision, tag work", memory.Filter{Categories: []memory.Category{memory.CategoryDecision}, Tags: []string{"work"}}, []string{"g6"}},
 }
 
 func testSearchTextFilter(e *env) {
@@ -223,7 +230,7 @@ func testSearchTextFilter(e *env) {
 
 // vectorCorpus writes n facts with random unit vectors of dimension dim
 // (fixed seed) to a new bank, in batches of 100, and returns them. Their
-// kinds, event times, statuses, tags and sensitivity vary so that filters
+// kinds, categories, event times, statuses, tags and sensitivity vary so that filters
 // have something to do.
 func vectorCorpus(e *env, bank string, n, dim int) []*memory.Fact {
 	e.t.Helper()
@@ -242,6 +249,7 @@ func vectorCorpus(e *env, bank string, n, dim int) []*memory.Fact {
 			if i%3 == 0 {
 				f.Tags = []string{"third"}
 			}
+			f.Category = vectorCategories[i%len(vectorCategories)]
 			if i%10 == 9 {
 				f.Status = memory.StatusArchived
 			}
@@ -254,6 +262,9 @@ func vectorCorpus(e *env, bank string, n, dim int) []*memory.Fact {
 	}
 	return all
 }
+
+// vectorCategories are the categories vectorCorpus deals out in turn.
+var vectorCategories = []memory.Category{memory.CategoryPersonal, memory.CategoryProject, memory.CategoryEvent, memory.CategoryTechnical, memory.CategoryDecision}
 
 func cosine(a, b []float32) float64 {
 	var dot, na, nb float64
@@ -367,6 +378,9 @@ func testSearchVectorFilter(e *env) {
 		{"from 1000h", memory.Filter{From: hours(1000)}},
 		{"world, from 50h to 400h", memory.Filter{Kinds: []memory.FactKind{memory.KindWorld}, From: hours(50), To: hours(400)}},
 		{"tag third", memory.Filter{Tags: []string{"third"}}},
+		{"category event", memory.Filter{Categories: []memory.Category{memory.CategoryEvent}}},
+		{"categories personal, technical", memory.Filter{Categories: []memory.Category{memory.CategoryPersonal, memory.CategoryTechnical}}},
+		{"experience, category project, from 100h", memory.Filter{Kinds: []memory.FactKind{memory.KindExperience}, Categories: []memory.Category{memory.CategoryProject}, From: hours(100)}},
 		{"status archived", memory.Filter{Statuses: []memory.Status{memory.StatusArchived}}},
 		{"every status, sensitive", memory.Filter{Statuses: allStatuses, Sensitive: true}},
 		{"sensitive", memory.Filter{Sensitive: true}},

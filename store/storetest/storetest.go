@@ -550,7 +550,7 @@ func checkSorted(t *testing.T, what string, hits []memory.Hit) {
 // passes reports whether f passes flt: the semantics of memory.Filter
 // every store implements. Statuses nil (or empty) means active only; the
 // event time (Fact.EventTime) must lie in [From, To), a zero bound being
-// open; Kinds and Tags match any of theirs when given; sensitive facts
+// open; Kinds, Categories and Tags match any of theirs when given; sensitive facts
 // pass only when flt.Sensitive is set; with AsOf, only facts known then
 // pass, with the status they had then (memory.KnownAt, memory.StatusAt).
 func passes(f *memory.Fact, flt memory.Filter) bool {
@@ -572,6 +572,9 @@ func passes(f *memory.Fact, flt memory.Filter) bool {
 		return false
 	}
 	if len(flt.Kinds) > 0 && !slices.Contains(flt.Kinds, f.Kind) {
+		return false
+	}
+	if len(flt.Categories) > 0 && !slices.Contains(flt.Categories, f.Category) {
 		return false
 	}
 	if len(flt.Tags) > 0 && !slices.ContainsFunc(f.Tags, func(tag string) bool { return slices.Contains(flt.Tags, tag) }) {

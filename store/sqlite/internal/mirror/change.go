@@ -27,7 +27,7 @@ type statusChange struct {
 // mirror: keyword search covers facts with no embedding too.
 func (c *Change) Add(pk int64, f *memory.Fact) {
 	e := newEntry{indexEntry: indexEntry{
-		pk: pk, id: f.ID, kind: internKind(f.Kind), status: internStatus(f.Status),
+		pk: pk, id: f.ID, kind: internKind(f.Kind), category: internCategory(f.Category), status: internStatus(f.Status),
 		sensitive: f.Sensitivity == memory.SensitivitySensitive,
 		eventTime: NoTime, tags: slices.Clone(f.Tags),
 	}, vec: f.Embedding}

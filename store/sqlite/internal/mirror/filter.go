@@ -34,7 +34,7 @@ func newMatcher(f memory.Filter) matcher {
 	if !f.AsOf.IsZero() {
 		m.asOf = f.AsOf.UnixMicro()
 	}
-	m.simple = len(f.Statuses) == 0 && len(f.Kinds) == 0 && len(f.Tags) == 0 && !m.timed && !f.Sensitive && m.asOf == 0
+	m.simple = len(f.Statuses) == 0 && len(f.Kinds) == 0 && len(f.Categories) == 0 && len(f.Tags) == 0 && !m.timed && !f.Sensitive && m.asOf == 0
 	return m
 }
 
@@ -67,6 +67,9 @@ func (m *matcher) match(e *indexEntry) bool {
 		return false
 	}
 	if len(m.f.Kinds) > 0 && !slices.Contains(m.f.Kinds, e.kind) {
+		return false
+	}
+	if len(m.f.Categories) > 0 && !slices.Contains(m.f.Categories, e.category) {
 		return false
 	}
 	if len(m.f.Tags) > 0 && !slices.ContainsFunc(m.f.Tags, func(t string) bool { return slices.Contains(e.tags, t) }) {

@@ -82,6 +82,7 @@ type indexEntry struct {
 	id        string
 	tags      []string
 	kind      memory.FactKind
+	category  memory.Category
 	status    memory.Status
 	eventTime int64 // µs; NoTime when unknown
 	// createdAt and expiredAt place the fact on the transaction timeline
@@ -219,6 +220,19 @@ func internKind(k memory.FactKind) memory.FactKind {
 		}
 	}
 	return k
+}
+
+// knownCategories are the categories internCategory shares.
+var knownCategories = memory.Categories()
+
+// internCategory: see internKind.
+func internCategory(c memory.Category) memory.Category {
+	for _, k := range knownCategories {
+		if c == k {
+			return k
+		}
+	}
+	return c
 }
 
 // internStatus: see internKind.

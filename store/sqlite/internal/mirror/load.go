@@ -228,6 +228,7 @@ func loadEntries(ctx context.Context, snap Snapshot, after int64, add func(*newE
 func prepare(r *Row, e *newEntry, buf *[]float32) {
 	e.pk, e.id, e.doc = r.PK, r.ID, r.Document
 	e.kind, e.status = internKind(memory.FactKind(r.Kind)), internStatus(memory.Status(r.Status))
+	e.category = internCategory(memory.Category(r.Category))
 	e.sensitive = r.Sensitivity == string(memory.SensitivitySensitive)
 	e.eventTime, e.createdAt, e.expiredAt = r.EventTime, r.CreatedAt, r.ExpiredAt
 	if r.Tags != "[]" && r.Tags != "" {

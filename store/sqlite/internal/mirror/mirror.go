@@ -109,6 +109,7 @@ type Snapshot interface {
 type Row struct {
 	PK                            int64
 	ID, Kind, Status, Sensitivity string
+	Category                      string
 	// Tags is the fact's tags as a JSON array ("[]" or "" for none).
 	Tags                    string
 	Speaker, Text, Document string

@@ -68,7 +68,7 @@ func (f *fakeSource) write(bank string, rows ...Row) (int64, *Change) {
 	for _, r := range rows {
 		r.PK = int64(len(b.rows) + 1)
 		b.rows = append(b.rows, r)
-		fact := &memory.Fact{ID: r.ID, Kind: memory.FactKind(r.Kind), Status: memory.Status(r.Status),
+		fact := &memory.Fact{ID: r.ID, Kind: memory.FactKind(r.Kind), Category: memory.Category(r.Category), Status: memory.Status(r.Status),
 			Sensitivity: memory.Sensitivity(r.Sensitivity), Speaker: r.Speaker, Text: r.Text, DocumentID: r.Document,
 			CreatedAt: time.UnixMicro(r.CreatedAt), Embedding: decodeVector(nil, r.Embedding)}
 		c.Add(r.PK, fact)
