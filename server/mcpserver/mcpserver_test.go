@@ -196,6 +196,7 @@ func TestServer_BadArguments(t *testing.T) {
 		{"LimitTooLarge", "recall", map[string]any{"query": "Bob", "limit": 500}, "limit 500"},
 		{"BudgetTooSmall", "recall", map[string]any{"query": "Bob", "budget": 10}, "budget 10"},
 		{"NegativeOffset", "recall", map[string]any{"query": "Bob", "offset": -1}, "offset -1"},
+		{"UnknownCategory", "recall", map[string]any{"query": "Bob", "categories": []string{"gossip"}}, "gossip"},
 		{"OffsetTooFar", "recall", map[string]any{"query": "Bob", "offset": 990, "limit": 20}, "offset 990"},
 		{"BadAsOf", "recall", map[string]any{"query": "Bob", "as_of": "the day before"}, "invalid"},
 		{"RecallUnknownBank", "recall", map[string]any{"query": "Bob", "bank": "nowhere"}, `unknown bank "nowhere"`},

@@ -35,6 +35,8 @@ type RecallInput struct {
 	AsOf    string   `json:"as_of,omitempty" jsonschema:"answer from what was known at this time (RFC 3339 or YYYY-MM-DD); omit for now"`
 	History bool     `json:"history,omitempty" jsonschema:"also return facts that were superseded by newer ones (what used to be true)"`
 	Tags    []string `json:"tags,omitempty" jsonschema:"only facts retained with any of these tags"`
+	// Categories are fact categories, any of.
+	Categories []string `json:"categories,omitempty" jsonschema:"only facts of any of these categories: personal, project, decision, preference, event, contact, technical"`
 }
 
 // recallSchema is the recall tool's input schema: RecallInput's, with
@@ -107,6 +109,9 @@ func (s *Server) recall(ctx context.Context, req *mcp.CallToolRequest, in Recall
 	}
 	q := memory.Query{BankID: bank, Text: in.Query, Limit: min(in.Offset+limit+1, memory.MaxRecallLimit), Budget: budget}
 	q.Filter.Tags = in.Tags
+	for _, c := range in.Categories {
+		q.Filter.Categories = append(q.Filter.Categories, memory.Category(c))
+	}
 	if in.History {
 		q.Filter.Statuses = []memory.Status{memory.StatusActive, memory.StatusSuperseded}
 	}
