@@ -174,3 +174,70 @@ func TestServer_Curation(t *testing.T) {
 		}
 	})
 }
+
+// TestServer_BadInputCuration sends bad bodies and unknown banks to every
+// curation route: each gets its status and the one error shape, and
+// nothing is written.
+func TestServer_BadInputCuration(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	e.must(http.StatusCreated, keyRoot, "POST", "/v1/banks", wire.CreateBank{Name: "a"}, nil)
+	e.must(http.StatusOK, keyRoot, "POST", "/v1/banks/a/memories", wire.Retain{Text: "Alice likes green tea."}, nil)
+	e.must(http.StatusOK, keyRoot, "PUT", "/v1/banks/a/blocks/persona", wire.WriteBlock{Value: "calm"}, nil)
+	before := e.stats("a")
+	var blocksBefore wire.BlockList
+	e.must(http.StatusOK, keyRoot, "GET", "/v1/banks/a/blocks", nil, &blocksBefore)
+	writes := []struct{ method, path, good string }{
+		{"POST", "/v1/banks/%s/forget", `{"query":"tea"}`},
+		{"POST", "/v1/banks/%s/facts/invalidate", `{"ids":["x"]}`},
+		{"POST", "/v1/banks/%s/facts/restore", `{"ids":["x"]}`},
+		{"POST", "/v1/banks/%s/entities", `{"name":"Bob"}`},
+		{"POST", "/v1/banks/%s/relations", `{"subject":"Alice","predicate":"knows","object":"Bob"}`},
+		{"PUT", "/v1/banks/%s/blocks/persona", `{"value":"tense"}`},
+		{"POST", "/v1/banks/%s/blocks/persona/append", `{"text":"tense"}`},
+		{"POST", "/v1/banks/%s/blocks/persona/replace", `{"old":"calm","new":"tense"}`},
+		{"POST", "/v1/keys", `{"bank":"a","scope":"read"}`},
+	}
+	for _, w := range writes {
+		path := strings.ReplaceAll(w.path, "%s", "a")
+		body := w.good
+		for _, c := range []struct {
+			name   string
+			body   string
+			status int
+		}{
+			{"malformed JSON", body[:len(body)-2], http.StatusBadRequest},
+			{"unknown field", body[:len(body)-1] + `,"colour":"red"}`, http.StatusUnprocessableEntity},
+			{"invalid UTF-8", body[:strings.LastIndex(body, `"`)] + "\xff" + body[strings.LastIndex(body, `"`):], http.StatusBadRequest},
+			{"not an object", `["x"]`, http.StatusUnprocessableEntity},
+		} {
+			e.fails(c.name+" "+w.method+" "+path, c.status, memory.EINVALID, keyRoot, w.method, path, c.body)
+		}
+		if strings.Contains(w.path, "%s") {
+			e.fails("unknown bank "+w.method+" "+w.path, http.StatusNotFound, memory.ENOTFOUND, keyRoot, w.method, strings.ReplaceAll(w.path, "%s", "nope"), body)
+		}
+	}
+	for _, path := range []string{"/forget/log", "/facts", "/facts/x", "/about/Alice", "/entities", "/entities/x", "/relations", "/blocks", "/blocks/persona"} {
+		e.fails("unknown bank GET "+path, http.StatusNotFound, memory.ENOTFOUND, keyRoot, "GET", "/v1/banks/nope"+path, nil)
+	}
+	e.fails("unknown bank DELETE block", http.StatusNotFound, memory.ENOTFOUND, keyRoot, "DELETE", "/v1/banks/nope/blocks/persona", nil)
+
+	if after := e.stats("a"); after != before {
+		t.Errorf("bad requests changed bank a: %+v → %+v", before, after)
+	}
+	var blocksAfter wire.BlockList
+	e.must(http.StatusOK, keyRoot, "GET", "/v1/banks/a/blocks", nil, &blocksAfter)
+	if !slices.EqualFunc(blocksBefore.Blocks, blocksAfter.Blocks, func(x, y wire.Block) bool { return x.Value == y.Value && x.Writes == y.Writes }) {
+		t.Errorf("bad requests changed the blocks: %+v → %+v", blocksBefore.Blocks, blocksAfter.Blocks)
+	}
+	if log, _ := e.eng.ForgetLog(t.Context(), "a", 0); len(log) != 0 {
+		t.Errorf("bad requests forgot: %+v", log)
+	}
+	if ks, _ := e.eng.Keys(t.Context(), ""); len(ks) != 0 {
+		t.Errorf("bad requests made keys: %+v", ks)
+	}
+	var list wire.BankList
+	e.must(http.StatusOK, keyRoot, "GET", "/v1/banks", nil, &list)
+	if len(list.Banks) != 1 {
+		t.Errorf("bad requests created banks: %+v", list.Banks)
+	}
+}
