@@ -189,3 +189,87 @@ func (r RecallRequest) MemoryQuery(bank string) (memory.Query, error) {
 	}
 	return q, nil
 }
+
+// ForgetRequest asks to forget facts for good (POST …/forget): ids, or a
+// query (at most limit of what it recalls), an entity (name or alias), a
+// document id, an event-time range [from, to), ANDed when several are
+// set. DryRun lists what would go and changes nothing.
+type ForgetRequest struct {
+	IDs      []string `json:"ids,omitempty" doc:"fact ids"`
+	Query    string   `json:"query,omitempty" doc:"forget what a recall of this query returns"`
+	Limit    int      `json:"limit,omitempty" minimum:"0" doc:"facts a query selects; default 10"`
+	Entity   string   `json:"entity,omitempty" doc:"the facts that mention this entity (name or alias)"`
+	Document string   `json:"document,omitempty" doc:"the facts of this document id"`
+	From     string   `json:"from,omitempty" doc:"event time lower bound (inclusive)"`
+	To       string   `json:"to,omitempty" doc:"event time upper bound (exclusive)"`
+	DryRun   bool     `json:"dry_run,omitempty" doc:"list what would be forgotten, change nothing"`
+}
+
+// ForgetLog is a bank's forget audit records, newest first.
+type ForgetLog struct {
+	Records []ForgetRecord `json:"records"`
+}
+
+// FactIDs names facts to restore.
+type FactIDs struct {
+	IDs []string `json:"ids" minItems:"1" doc:"fact ids"`
+}
+
+// InvalidateFacts names facts to take out of recall, reversibly, and why.
+type InvalidateFacts struct {
+	IDs    []string `json:"ids" minItems:"1" doc:"fact ids"`
+	Reason string   `json:"reason,omitempty" doc:"why, as the caller says it"`
+}
+
+// UpsertEntity adds an entity by hand, or a mention to the entity of
+// that name.
+type UpsertEntity struct {
+	Name    string   `json:"name"`
+	Type    string   `json:"type,omitempty" doc:"person, place, organization, …; default thing"`
+	Aliases []string `json:"aliases,omitempty"`
+}
+
+// AddRelation adds a relation by hand between two existing entities
+// (each by id, name or alias). ValidFrom is RFC 3339 or YYYY-MM-DD[ HH:MM];
+// default now.
+type AddRelation struct {
+	Subject    string   `json:"subject"`
+	Predicate  string   `json:"predicate" doc:"e.g. works_at"`
+	Object     string   `json:"object"`
+	Confidence float64  `json:"confidence,omitempty" minimum:"0" maximum:"1" doc:"default 1"`
+	ValidFrom  string   `json:"valid_from,omitempty" doc:"when it began to hold; default now"`
+	FactIDs    []string `json:"fact_ids,omitempty" doc:"facts that support it"`
+}
+
+// RelationList is a list of relations.
+type RelationList struct {
+	Relations []Relation `json:"relations"`
+}
+
+// WriteBlock replaces a memory block's value; MaxChars and Label, when
+// set, change its limit and label first.
+type WriteBlock struct {
+	Value    string `json:"value"`
+	MaxChars int    `json:"max_chars,omitempty" minimum:"0" doc:"the block's limit in characters; default unchanged"`
+	Label    string `json:"label,omitempty" doc:"what the block is for; default unchanged"`
+}
+
+// AppendBlock appends text to a memory block.
+type AppendBlock struct {
+	Text string `json:"text"`
+}
+
+// ReplaceBlock replaces the one occurrence of Old in a memory block by New.
+type ReplaceBlock struct {
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+// CreateKey asks for a new API key: for one bank or "*" (every bank), at
+// a scope. ExpiresAt is RFC 3339 or YYYY-MM-DD[ HH:MM]; default never.
+type CreateKey struct {
+	Bank      string `json:"bank" doc:"a bank name, or * for every bank"`
+	Scope     string `json:"scope" enum:"read,write,admin"`
+	Name      string `json:"name,omitempty" doc:"a label for people"`
+	ExpiresAt string `json:"expires_at,omitempty" doc:"when the key stops working; default never"`
+}

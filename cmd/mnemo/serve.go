@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/server/httpapi"
+	"github.com/mnemo-ai/mnemo/server/mcpserver"
 	"github.com/spf13/cobra"
 )
 
@@ -24,15 +25,18 @@ func newServeCmd(g *globals) *cobra.Command {
 	var insecure bool
 	var maxBody int64
 	var grace time.Duration
+	var approval bool
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs, metrics at /metrics)",
-		Long: `Serve the HTTP API on --addr and run the background work (queued
-retains, idle chat sessions) until SIGINT or SIGTERM; then in-flight
-requests finish and pending work is flushed before exiting.
+		Short: "Serve the HTTP API and MCP at /mcp (OpenAPI at /openapi.json, docs at /docs, metrics at /metrics)",
+		Long: `Serve the HTTP API and MCP (streamable HTTP, at /mcp) on --addr and
+run the background work (queued retains, idle chat sessions) until
+SIGINT or SIGTERM; then in-flight requests finish and pending work is
+flushed before exiting.
 
-Every /v1 request needs "Authorization: Bearer <key>", unless
---insecure-local is given and the address is a loopback one.
+Every /v1 and /mcp request needs "Authorization: Bearer <key>" (a key from
+"mnemo keys create"), unless --insecure-local is given and the address is
+a loopback one.
 Access logs go to stderr as JSON lines.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -53,11 +57,8 @@ Access logs go to stderr as JSON lines.`,
 			if err != nil {
 				return err
 			}
-			auth := authenticator(eng)
-			if auth == nil && !insecure {
-				log.Warn("no API keys: every /v1 request is refused; use --insecure-local on a loopback address")
-			}
-			api := httpapi.New(eng, httpapi.Options{Auth: auth, InsecureLocal: insecure, MaxBody: maxBody, Logger: log})
+			mcp := mcpserver.Handler(eng, mcpserver.Options{Bank: g.bank, RequireApproval: approval, Logger: log})
+			api := httpapi.New(eng, httpapi.Options{Auth: httpapi.NewKeyAuth(eng), InsecureLocal: insecure, MaxBody: maxBody, Logger: log, MCP: mcp})
 			srv := httpapi.NewHTTPServer(api)
 			srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 			if g.json {
@@ -87,9 +88,6 @@ Access logs go to stderr as JSON lines.`,
 	f.BoolVar(&insecure, "insecure-local", false, "serve requests without a key from loopback clients (needs a loopback --addr)")
 	f.Int64Var(&maxBody, "max-body", httpapi.DefaultMaxBody, "largest JSON request body in bytes (larger is 413)")
 	f.DurationVar(&grace, "shutdown-timeout", defaultShutdownTimeout, "how long in-flight requests may take to finish on shutdown")
+	f.BoolVar(&approval, "require-approval", false, "MCP: ask the user before retain stores anything")
 	return cmd
 }
-
-// authenticator is the key checker `mnemo serve` uses; nil until the
-// store keeps API keys, so only --insecure-local serves /v1.
-func authenticator(*mnemo.Engine) httpapi.Authenticator { return nil }

@@ -117,7 +117,7 @@ func (s *Server) authorize(p Principal, bank string, need Scope) error {
 		return nil
 	}
 	if need != ScopeRead && s.opts.Auth.Authorize(p, bank, ScopeRead) == nil {
-		return memory.Errorf(CodeForbidden, "this key's scope does not allow %s on bank %q", need, bank)
+		return memory.Errorf(memory.EFORBIDDEN, "this key's scope does not allow %s on bank %q", need, bank)
 	}
 	return memory.UnknownBank(bank)
 }

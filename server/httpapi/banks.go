@@ -33,7 +33,7 @@ func (s *Server) registerBanks() {
 		p, _ := PrincipalFrom(ctx)
 		if err := s.authorize(p, in.Body.Name, ScopeAdmin); err != nil {
 			// Refused before looking: the answer says nothing of the bank.
-			return nil, s.fail(memory.Errorf(CodeForbidden, "this key cannot create bank %q", in.Body.Name))
+			return nil, s.fail(memory.Errorf(memory.EFORBIDDEN, "this key cannot create bank %q", in.Body.Name))
 		}
 		b, err := s.eng.CreateBank(ctx, in.Body.Name)
 		if err != nil {

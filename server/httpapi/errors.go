@@ -12,10 +12,6 @@ import (
 	"github.com/mnemo-ai/mnemo/wire"
 )
 
-// CodeForbidden is the error code of a request whose key is valid but
-// whose scope does not allow the call on a bank it can see.
-const CodeForbidden = "forbidden"
-
 // statusOf is the one table mapping error codes to HTTP statuses. Schema
 // validation errors keep the status huma gives them (422) with the code
 // invalid; a body over the limit is 413 with the code invalid.
@@ -24,7 +20,7 @@ var statusOf = map[string]int{
 	memory.ENOTFOUND:     http.StatusNotFound,
 	memory.ECONFLICT:     http.StatusConflict,
 	memory.EUNAUTHORIZED: http.StatusUnauthorized,
-	CodeForbidden:        http.StatusForbidden,
+	memory.EFORBIDDEN:    http.StatusForbidden,
 	memory.EUNAVAILABLE:  http.StatusServiceUnavailable,
 	memory.EINTERNAL:     http.StatusInternalServerError,
 }

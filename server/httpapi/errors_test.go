@@ -40,7 +40,7 @@ func TestServer_BadInput(t *testing.T) {
 		{"unknown bank async", keyRoot, "POST", "/v1/banks/nope/memories", `{"text":"Alice likes tea","async":true}`, http.StatusNotFound, memory.ENOTFOUND},
 		{"missing key", "", "POST", retain, `{"text":"Alice likes tea"}`, http.StatusUnauthorized, memory.EUNAUTHORIZED},
 		{"wrong key", "not-a-key", "POST", retain, `{"text":"Alice likes tea"}`, http.StatusUnauthorized, memory.EUNAUTHORIZED},
-		{"read key writes", keyARead, "POST", retain, `{"text":"Alice likes tea"}`, http.StatusForbidden, httpapi.CodeForbidden},
+		{"read key writes", keyARead, "POST", retain, `{"text":"Alice likes tea"}`, http.StatusForbidden, memory.EFORBIDDEN},
 		{"bad kind", keyRoot, "POST", "/v1/banks/a/recall", `{"query":"tea","kinds":["dream"]}`, http.StatusBadRequest, memory.EINVALID},
 		{"bad format", keyRoot, "POST", "/v1/banks/a/recall", `{"query":"tea","format":"xml"}`, http.StatusUnprocessableEntity, memory.EINVALID},
 		{"bad as_of", keyRoot, "POST", "/v1/banks/a/recall", `{"query":"tea","as_of":"soon"}`, http.StatusBadRequest, memory.EINVALID},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/server/httpapi"
 	"github.com/mnemo-ai/mnemo/wire"
@@ -25,6 +26,18 @@ func TestServer_Isolation(t *testing.T) {
 	e.must(http.StatusOK, keyRoot, "POST", "/v1/banks/b/memories", wire.Retain{Text: secret, Source: "note", ItemID: "n1"}, &res)
 	var job wire.Job
 	e.must(http.StatusAccepted, keyRoot, "POST", "/v1/banks/b/memories", wire.Retain{Text: "Bob likes jazz", Async: true}, &job)
+	bob, err := e.eng.UpsertEntity(t.Context(), "b", mnemo.EntityInput{Name: "Bob", Type: "person"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.eng.WriteBlock(t.Context(), "b", "persona", "Bob hides keys under the flowerpot", mnemo.BlockOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	facts, err := e.eng.Facts(t.Context(), "b", memory.FactQuery{})
+	if err != nil || len(facts.Facts) == 0 {
+		t.Fatalf("facts of b: %v, %v", facts, err)
+	}
+	fact := facts.Facts[0].ID
 	before := e.stats("b")
 	_, export := e.do(keyRoot, "GET", "/v1/banks/b/export", nil)
 
@@ -44,6 +57,25 @@ func TestServer_Isolation(t *testing.T) {
 		{"GET", "/v1/banks/%s/stats", nil},
 		{"GET", "/v1/banks/%s/export", nil},
 		{"POST", "/v1/banks/%s/import", export},
+		{"POST", "/v1/banks/%s/forget", `{"ids":["` + fact + `"]}`},
+		{"POST", "/v1/banks/%s/forget", `{"query":"spare key","dry_run":true}`},
+		{"GET", "/v1/banks/%s/forget/log", nil},
+		{"GET", "/v1/banks/%s/facts", nil},
+		{"GET", "/v1/banks/%s/facts/" + fact, nil},
+		{"POST", "/v1/banks/%s/facts/invalidate", `{"ids":["` + fact + `"]}`},
+		{"POST", "/v1/banks/%s/facts/restore", `{"ids":["` + fact + `"]}`},
+		{"GET", "/v1/banks/%s/about/Bob", nil},
+		{"GET", "/v1/banks/%s/entities", nil},
+		{"GET", "/v1/banks/%s/entities/" + bob.ID, nil},
+		{"POST", "/v1/banks/%s/entities", `{"name":"Mallory"}`},
+		{"GET", "/v1/banks/%s/relations", nil},
+		{"POST", "/v1/banks/%s/relations", `{"subject":"Bob","predicate":"knows","object":"Bob"}`},
+		{"GET", "/v1/banks/%s/blocks", nil},
+		{"GET", "/v1/banks/%s/blocks/persona", nil},
+		{"PUT", "/v1/banks/%s/blocks/persona", `{"value":"Mallory"}`},
+		{"POST", "/v1/banks/%s/blocks/persona/append", `{"text":"Mallory"}`},
+		{"POST", "/v1/banks/%s/blocks/persona/replace", `{"old":"Bob","new":"Mallory"}`},
+		{"DELETE", "/v1/banks/%s/blocks/persona", nil},
 	}
 	for _, key := range []string{keyAAdmin, keyARead} {
 		for _, r := range routes {
@@ -57,7 +89,7 @@ func TestServer_Isolation(t *testing.T) {
 				if !bytes.Equal(body, want) {
 					t.Errorf("bank b answers\n%s\nbut an unknown bank answers\n%s", body, unknown)
 				}
-				for _, leak := range []string{"flowerpot", "jazz", res.DocumentID} {
+				for _, leak := range []string{"flowerpot", "jazz", res.DocumentID, fact, bob.ID} {
 					if bytes.Contains(body, []byte(leak)) {
 						t.Errorf("answer leaks %q: %s", leak, body)
 					}
@@ -67,6 +99,12 @@ func TestServer_Isolation(t *testing.T) {
 	}
 	if after := e.stats("b"); after != before {
 		t.Errorf("bank b changed: %+v → %+v", before, after)
+	}
+	if blk, err := e.eng.Blocks(t.Context(), "b"); err != nil || blk[0].Value != "Bob hides keys under the flowerpot" {
+		t.Errorf("bank b's persona changed: %+v, %v", blk, err)
+	}
+	if log, err := e.eng.ForgetLog(t.Context(), "b", 0); err != nil || len(log) != 0 {
+		t.Errorf("bank b has forget records %+v, %v", log, err)
 	}
 	if jobs, _ := e.eng.Jobs(t.Context(), "b", 0); len(jobs) != 1 {
 		t.Errorf("bank b has %d jobs, want its 1", len(jobs))

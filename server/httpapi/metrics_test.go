@@ -153,7 +153,7 @@ func TestServer_Mount(t *testing.T) {
 	if code, _ := e.do(keyARead, "POST", "/mcp", "{}"); code != http.StatusNoContent || seen != "a-read" {
 		t.Errorf("extra with key: %d, principal %q", code, seen)
 	}
-	if errA != nil || memory.ErrorCode(errB) != memory.ENOTFOUND || memory.ErrorCode(errWrite) != httpapi.CodeForbidden {
+	if errA != nil || memory.ErrorCode(errB) != memory.ENOTFOUND || memory.ErrorCode(errWrite) != memory.EFORBIDDEN {
 		t.Errorf("Authorize(a read, b read, a write) = %v, %v, %v; want nil, not_found, forbidden", errA, errB, errWrite)
 	}
 }

@@ -1,5 +1,7 @@
 // Package httpapi is mnemo's HTTP API: REST over the façade's calls
-// (banks, retain, recall, jobs, documents, stats, export and import),
+// (banks, retain, recall, jobs, documents, stats, export and import,
+// forget, facts, about, entities and relations, memory blocks, keys) and
+// MCP at /mcp,
 // described by an OpenAPI 3.1 document at /openapi.json with a docs page
 // at /docs, with health checks (/healthz, /readyz) and Prometheus metrics
 // (/metrics). Every handler is one Engine call and one wire shape; no
@@ -56,6 +58,10 @@ type Options struct {
 	// e.g. "/mcp") behind the same key check: see Protect and
 	// PrincipalFrom.
 	Extra map[string]http.Handler
+	// MCP, when set, is the MCP server's HTTP handler
+	// (mcpserver.Handler), served at MCPPath behind the same key check,
+	// the key's bank and scope passed to the tools.
+	MCP http.Handler
 	// Version is the API version the OpenAPI document states.
 	Version string
 }
@@ -100,6 +106,9 @@ func New(eng *mnemo.Engine, opts Options) *Server {
 	s.metrics = newMetrics(eng)
 	s.mux.Handle("GET /metrics", s.metrics.handler())
 	s.register()
+	if opts.MCP != nil {
+		s.mountMCP(opts.MCP) // mcp.go
+	}
 	for pattern, h := range opts.Extra {
 		s.Mount(pattern, h)
 	}
@@ -166,4 +175,9 @@ func (s *Server) register() {
 	s.registerDocuments() // documents.go
 	s.registerStats()     // stats.go
 	s.registerExport()    // export.go
+	s.registerForget()    // forget.go
+	s.registerFacts()     // facts.go
+	s.registerEntities()  // entities.go
+	s.registerBlocks()    // blocks.go
+	s.registerKeys()      // keys.go
 }
