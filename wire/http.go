@@ -55,19 +55,21 @@ type Retain struct {
 // RecallRequest is one recall: the query and every option of
 // memory.Query. Times are RFC 3339 or YYYY-MM-DD[ HH:MM] (ParseTime).
 type RecallRequest struct {
-	Query     string   `json:"query"`
-	Limit     int      `json:"limit,omitempty" minimum:"0" doc:"number of results; default 10"`
-	Budget    int      `json:"budget,omitempty" minimum:"0" doc:"token budget of the context; default 2048"`
-	Format    string   `json:"format,omitempty" enum:"text,markdown,json" doc:"format of the context string"`
-	Kinds     []string `json:"kinds,omitempty" doc:"fact kinds to keep: world, experience"`
-	Tags      []string `json:"tags,omitempty" doc:"keep facts with any of these tags"`
-	From      string   `json:"from,omitempty" doc:"event time lower bound"`
-	To        string   `json:"to,omitempty" doc:"event time upper bound"`
-	AsOf      string   `json:"as_of,omitempty" doc:"answer from what was known at this time"`
-	History   bool     `json:"history,omitempty" doc:"include superseded facts"`
-	Archived  bool     `json:"archived,omitempty" doc:"include archived facts"`
-	Sensitive bool     `json:"sensitive,omitempty" doc:"include facts classified sensitive"`
-	Explain   bool     `json:"explain,omitempty" doc:"each result's rank and score per strategy"`
+	Query  string   `json:"query"`
+	Limit  int      `json:"limit,omitempty" minimum:"0" doc:"number of results; default 10"`
+	Budget int      `json:"budget,omitempty" minimum:"0" doc:"token budget of the context; default 2048"`
+	Format string   `json:"format,omitempty" enum:"text,markdown,json" doc:"format of the context string"`
+	Kinds  []string `json:"kinds,omitempty" doc:"fact kinds to keep: world, experience"`
+	Tags   []string `json:"tags,omitempty" doc:"keep facts with any of these tags"`
+	// Categories keeps facts of any of these categories.
+	Categories []string `json:"categories,omitempty" doc:"fact categories to keep (any of): personal, project, decision, preference, event, contact, technical"`
+	From       string   `json:"from,omitempty" doc:"event time lower bound"`
+	To         string   `json:"to,omitempty" doc:"event time upper bound"`
+	AsOf       string   `json:"as_of,omitempty" doc:"answer from what was known at this time"`
+	History    bool     `json:"history,omitempty" doc:"include superseded facts"`
+	Archived   bool     `json:"archived,omitempty" doc:"include archived facts"`
+	Sensitive  bool     `json:"sensitive,omitempty" doc:"include facts classified sensitive"`
+	Explain    bool     `json:"explain,omitempty" doc:"each result's rank and score per strategy"`
 }
 
 // Document is a retained item as it was given, with the chunks its
@@ -153,6 +155,12 @@ func (r RecallRequest) MemoryQuery(bank string) (memory.Query, error) {
 	q := memory.Query{BankID: bank, Text: r.Query, Limit: r.Limit, Budget: r.Budget, Format: r.Format, Explain: r.Explain}
 	q.Filter.Tags = r.Tags
 	q.Filter.Sensitive = r.Sensitive
+	for _, c := range r.Categories {
+		q.Filter.Categories = append(q.Filter.Categories, memory.Category(c))
+	}
+	if err := memory.CheckCategories(q.Filter.Categories); err != nil {
+		return q, err
+	}
 	for _, k := range r.Kinds {
 		switch kind := memory.FactKind(k); kind {
 		case memory.KindWorld, memory.KindExperience:

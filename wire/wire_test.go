@@ -61,7 +61,7 @@ func TestKeys(t *testing.T) {
 		{wire.BankSettings{}, "skepticism literalism empathy mission background"},
 		{wire.UpdateBank{}, "skepticism literalism empathy mission background"},
 		{wire.Retain{}, "text speaker occurred_at source item_id tags async"},
-		{wire.RecallRequest{}, "query limit budget format kinds tags from to as_of history archived sensitive explain"},
+		{wire.RecallRequest{}, "query limit budget format kinds tags categories from to as_of history archived sensitive explain"},
 		{wire.Document{}, "id bank source item_id content_hash content metadata tags occurred_at created_at chunks"},
 		{wire.Chunk{}, "id index text"},
 		{wire.JobList{}, "jobs"},

@@ -42,6 +42,7 @@ func TestServer_BadInput(t *testing.T) {
 		{"wrong key", "not-a-key", "POST", retain, `{"text":"Alice likes tea"}`, http.StatusUnauthorized, memory.EUNAUTHORIZED},
 		{"read key writes", keyARead, "POST", retain, `{"text":"Alice likes tea"}`, http.StatusForbidden, memory.EFORBIDDEN},
 		{"bad kind", keyRoot, "POST", "/v1/banks/a/recall", `{"query":"tea","kinds":["dream"]}`, http.StatusBadRequest, memory.EINVALID},
+		{"bad category", keyRoot, "POST", "/v1/banks/a/recall", `{"query":"tea","categories":["gossip"]}`, http.StatusBadRequest, memory.EINVALID},
 		{"bad format", keyRoot, "POST", "/v1/banks/a/recall", `{"query":"tea","format":"xml"}`, http.StatusUnprocessableEntity, memory.EINVALID},
 		{"bad as_of", keyRoot, "POST", "/v1/banks/a/recall", `{"query":"tea","as_of":"soon"}`, http.StatusBadRequest, memory.EINVALID},
 		{"to before from", keyRoot, "POST", "/v1/banks/a/recall", `{"query":"tea","from":"2024-05-01","to":"2024-01-01"}`, http.StatusBadRequest, memory.EINVALID},
