@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/bench"
@@ -23,6 +25,7 @@ func newBenchServeCmd(g *globals) *cobra.Command {
 	var duration time.Duration
 	var share float64
 	var seed int64
+	var cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Load the HTTP API: concurrent clients mixing retain and recall on loopback; latency percentiles and the server's counters",
@@ -70,6 +73,18 @@ Exits non-zero (6) when any request failed or /metrics could not be read.`,
 			go func() { done <- srv.Serve(ln) }()
 			base := "http://" + ln.Addr().String()
 			fmt.Fprintf(g.stderr, "bench serve: %d facts in bank %q; %d clients for %s on %s\n", stored, bench.DefaultLoadBank, clients, duration, base)
+			if cpuProfile != "" {
+				// The load is profiled (server and clients), not the preload.
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					f.Close()
+					return err
+				}
+				defer func() { pprof.StopCPUProfile(); f.Close() }()
+			}
 			rep, err := bench.RunLoad(ctx, base, bench.LoadOptions{
 				Bank: bench.DefaultLoadBank, Clients: clients, Duration: duration, RecallShare: share, Seed: seed,
 			})
@@ -112,5 +127,6 @@ Exits non-zero (6) when any request failed or /metrics could not be read.`,
 	f.Float64Var(&share, "recall-share", bench.DefaultLoadRecallShare, "share of requests that are recalls (the rest retain)")
 	f.IntVar(&facts, "facts", bench.DefaultLoadFacts, "synthetic facts in the bank before the clients start")
 	f.Int64Var(&seed, "seed", 1, "seed of the bank, the texts, the questions and the mix")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the load phase here")
 	return cmd
 }

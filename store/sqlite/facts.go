@@ -130,6 +130,7 @@ func (s *Store) ListEntities(ctx context.Context, bankID string, q memory.Entity
 // transaction that also moves the bank's change counter, and the search
 // mirror learns the new statuses as it learns a supersession.
 func (s *Store) SetFactStatus(ctx context.Context, bankID string, ids []string, to memory.Status) ([]string, error) {
+	defer s.mirror.Begin(bankID)()
 	if err := memory.SettableStatus(to); err != nil {
 		return nil, err
 	}

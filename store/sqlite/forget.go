@@ -28,6 +28,7 @@ const checkpointTries = 20
 
 // Forget implements memory.Forgetter.
 func (s *Store) Forget(ctx context.Context, bankID string, ids []string, rec *memory.ForgetRecord) (*memory.ForgetRecord, error) {
+	defer s.mirror.Begin(bankID)()
 	ids, err := memory.ValidateForgetIDs(ids)
 	if err != nil {
 		return nil, err

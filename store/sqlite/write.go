@@ -14,6 +14,9 @@ import (
 
 // Write implements memory.Store.
 func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteResult, error) {
+	if w != nil {
+		defer s.mirror.Begin(w.BankID)()
+	}
 	var a applied
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -38,6 +41,13 @@ var _ memory.BulkWriter = (*Store)(nil)
 func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory.WriteOutcome {
 	out := make([]memory.WriteOutcome, len(ws))
 	done := make([]applied, len(ws))
+	began := map[string]bool{}
+	for _, w := range ws {
+		if w != nil && !began[w.BankID] {
+			began[w.BankID] = true
+			defer s.mirror.Begin(w.BankID)()
+		}
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var g graphTotals
 		for i, w := range ws {

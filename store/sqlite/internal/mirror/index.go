@@ -28,6 +28,13 @@ type bankIndex struct {
 	dim     int
 	created int64 // the bank's created_at: its identity across delete and create
 	version int64
+	// pending counts this process's writes to the bank that may have
+	// committed and not yet applied (Mirror.Begin); changed signals a
+	// change of version, pending or gap, on mu. gap: a write's Apply
+	// came out of order and was dropped, so only a reload catches up.
+	pending int
+	gap     bool
+	changed *sync.Cond
 	maxPK   int64
 	meta    []indexEntry // by slot
 	// state mirrors each slot's liveness, vector, status and sensitivity
@@ -247,7 +254,9 @@ func internStatus(s memory.Status) memory.Status {
 
 // newBankIndex returns an empty index that reflects no version yet.
 func newBankIndex() *bankIndex {
-	return &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1}
+	x := &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1}
+	x.changed = sync.NewCond(&x.mu)
+	return x
 }
 
 // add indexes one fact.
@@ -409,6 +418,7 @@ func (x *bankIndex) release() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.closed = true
+	x.changed.Broadcast() // a search waiting for a write gives up
 	x.resetANN()
 	if x.exact != nil {
 		x.exact.close()

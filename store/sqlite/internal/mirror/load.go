@@ -51,7 +51,7 @@ func (m *Mirror) index(ctx context.Context, bank string) (*bankIndex, error) {
 // false, loading nothing, if x was dropped.
 func (m *Mirror) update(ctx context.Context, bank string, x *bankIndex, version int64) (bool, error) {
 	x.mu.RLock()
-	fresh, closed := x.version == version, x.closed
+	fresh, closed := x.version >= version, x.closed
 	x.mu.RUnlock()
 	if closed {
 		return false, nil
@@ -61,10 +61,17 @@ func (m *Mirror) update(ctx context.Context, bank string, x *bankIndex, version 
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	// A write of this process that committed version may not have
+	// applied yet: wait for it rather than reload (Begin).
+	for !x.closed && x.version >= 0 && x.version < version && x.pending > 0 && !x.gap {
+		x.changed.Wait()
+	}
 	if x.closed {
 		return false, nil
 	}
-	if x.version == version {
+	if x.version >= version {
+		// At version or later: a later write applied meanwhile holds
+		// every change up to version too.
 		return true, nil
 	}
 	before := len(x.meta)
@@ -147,7 +154,8 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) error {
 		return err
 	}
 	x.compact()
-	x.version = version
+	x.version, x.gap = version, false
+	x.changed.Broadcast()
 	if d != nil {
 		d.version = version
 	}

@@ -198,12 +198,42 @@ func (m *Mirror) Apply(bank string, version int64, c *Change) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.closed || x.version != version-1 {
+	defer x.changed.Broadcast()
+	if x.closed || x.version < 0 || x.version >= version {
+		return // never loaded (a search loads it whole), or a reload has it
+	}
+	if x.version != version-1 {
+		x.gap = true // another write's Apply is still to come: reload
 		return
 	}
 	x.apply(c)
 	x.version = version
 	m.maybeBuild(x)
+}
+
+// Begin tells the mirror that a write to bank is under way in this
+// process and will Apply its change once committed; the returned done
+// ends it (call it once the write has applied or failed: a deferred call
+// is right). Meanwhile a search that finds the file ahead of the mirror
+// waits for that Apply instead of reloading the bank's statuses from the
+// file, which costs a pass over the whole bank: under concurrent writes
+// and searches every search would otherwise reload.
+func (m *Mirror) Begin(bank string) (done func()) {
+	m.mu.Lock()
+	x := m.facts[bank]
+	m.mu.Unlock()
+	if x == nil {
+		return func() {}
+	}
+	x.mu.Lock()
+	x.pending++
+	x.mu.Unlock()
+	return sync.OnceFunc(func() {
+		x.mu.Lock()
+		x.pending--
+		x.changed.Broadcast()
+		x.mu.Unlock()
+	})
 }
 
 // bank returns the bank's fact index as of created, a new one if the

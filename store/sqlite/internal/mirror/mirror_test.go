@@ -355,3 +355,70 @@ func hitIDs(hs []memory.Hit) []string {
 	}
 	return out
 }
+
+// TestMirror_BeginWaitsForApply checks that a search finding the file
+// ahead of the mirror while a write of this process is under way waits
+// for that write's Apply instead of reloading the bank from the file,
+// that a mirror ahead of the version a search read needs no load either,
+// and that a gap (an Apply dropped out of order) still ends in a reload.
+func TestMirror_BeginWaitsForApply(t *testing.T) {
+	ctx := context.Background()
+	src := newFakeSource()
+	m := newMirror(t, src)
+	src.write("a", row("f1", "d1", "the quiet lake", nil))
+	if _, err := m.PKs(ctx, "a", nil); err != nil { // loads the bank
+		t.Fatal(err)
+	}
+	loads := src.reads
+
+	// The write commits (the file moves on) before it applies.
+	done := m.Begin("a")
+	version, c := src.write("a", row("f2", "d1", "a sunrise over the lake", nil))
+	found := make(chan []string)
+	go func() {
+		hits, err := m.SearchText(ctx, "a", []string{"sunrise"}, 5, memory.Filter{})
+		if err != nil {
+			t.Error(err)
+		}
+		found <- hitIDs(hits)
+	}()
+	select {
+	case got := <-found:
+		t.Fatalf("the search answered %v before the write applied", got)
+	case <-time.After(50 * time.Millisecond):
+	}
+	m.Apply("a", version, c)
+	done()
+	if got := <-found; !slices.Equal(got, []string{"f2"}) || src.reads != loads {
+		t.Fatalf("search during a write: hits %v with %d loads, want [f2] with none", got, src.reads-loads)
+	}
+	done() // a second call is a no-op
+
+	// A write that fails (no Apply) releases the search to a reload.
+	done = m.Begin("a")
+	src.write("a", row("f3", "d2", "another sunrise", nil)) // e.g. another process
+	go func() {
+		hits, _ := m.SearchText(ctx, "a", []string{"sunrise"}, 5, memory.Filter{})
+		found <- hitIDs(hits)
+	}()
+	time.Sleep(20 * time.Millisecond)
+	done()
+	if got := <-found; len(got) != 2 || src.reads != loads+1 {
+		t.Fatalf("after a write that never applied: hits %v with %d loads, want 2 hits with one", got, src.reads-loads)
+	}
+
+	// An Apply out of order marks a gap: a waiting search reloads at once.
+	loads = src.reads
+	done = m.Begin("a")
+	defer done()
+	src.write("a", row("f4", "d3", "sunrise again", nil))
+	version, c = src.write("a", row("f5", "d3", "one more sunrise", nil))
+	m.Apply("a", version, c) // the Apply of f4's write has not come
+	hits, err := m.SearchText(ctx, "a", []string{"sunrise"}, 10, memory.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 4 || src.reads != loads+1 {
+		t.Fatalf("after a gap: %v with %d loads, want 4 hits with one", hitIDs(hits), src.reads-loads)
+	}
+}
