@@ -181,6 +181,18 @@ func (q FactQuery) AfterSeq() (int64, error) {
 	return seq, nil
 }
 
+// Page is the page of a listing that read up to q.Limit+1 facts in
+// order (a store's LIMIT is one more than the page): the first q.Limit,
+// and the cursor to the rest when the extra one says there is more.
+func (q FactQuery) Page(facts []*Fact) *FactPage {
+	page := &FactPage{Facts: facts}
+	if len(facts) > q.Limit {
+		page.Facts = facts[:q.Limit]
+		page.Next = q.NextCursor(page.Facts[q.Limit-1].Seq)
+	}
+	return page
+}
+
 // NextCursor is the cursor of the page after one that ended at the fact
 // of Seq seq.
 func (q FactQuery) NextCursor(seq int64) string {

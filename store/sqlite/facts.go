@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store/sqlite/internal/mirror"
 )
@@ -68,22 +69,11 @@ func (s *Store) ListFacts(ctx context.Context, bankID string, q memory.FactQuery
 		return nil, err
 	}
 	defer rows.Close()
-	page := &memory.FactPage{}
-	for rows.Next() {
-		f, err := scanFact(bankID, rows)
-		if err != nil {
-			return nil, err
-		}
-		page.Facts = append(page.Facts, f)
-	}
-	if err := rows.Err(); err != nil {
+	facts, err := dbrows.Collect(rows, func(r dbrows.Scanner) (*memory.Fact, error) { return scanFact(bankID, r) })
+	if err != nil {
 		return nil, err
 	}
-	if len(page.Facts) > q.Limit {
-		page.Facts = page.Facts[:q.Limit]
-		page.Next = q.NextCursor(page.Facts[q.Limit-1].Seq)
-	}
-	return page, nil
+	return q.Page(facts), nil
 }
 
 // ListEntities implements memory.FactLister: a walk down the entities'
