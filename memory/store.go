@@ -35,6 +35,7 @@ type Store interface {
 	Forgetter  // forget.go
 	FactLister // facts.go
 	Lifecycle  // facts.go
+	FactMerger // merge.go
 	// Close releases the store's resources.
 	Close() error
 }
