@@ -167,6 +167,7 @@ var suite = []struct {
 		{"StatusRoundTrip", testFactStatusRoundTrip},
 		{"StatusErrors", testFactStatusErrors},
 	}},
+	{"Merge", []testCase{{"Move", testMergeMove}, {"Again", testMergeAgain}, {"Errors", testMergeErrors}}}, // merge.go: memory.FactMerger
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
