@@ -30,6 +30,9 @@ func (p *Pipeline) history(ctx context.Context, bank string, asOf time.Time, res
 			continue // not yet replaced at the as-of time
 		}
 		if i, ok := at[f.SupersededBy]; ok {
+			if r := results[i].Fact; memory.DuplicateKey(f.Speaker, f.Text) == memory.DuplicateKey(r.Speaker, r.Text) {
+				continue // a duplicate merged into it (consolidation) is the same fact, not its history
+			}
 			results[i].Previously = append(results[i].Previously, f)
 		}
 	}
