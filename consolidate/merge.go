@@ -82,7 +82,7 @@ func MergeDuplicates(ctx context.Context, st MergeStore, bank string, opts Merge
 		}
 		for _, f := range page.Facts {
 			res.Scanned++
-			key := memory.DuplicateKey(f.Speaker, f.Text)
+			key := memory.FactDuplicateKey(f)
 			if key == "" {
 				continue
 			}

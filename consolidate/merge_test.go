@@ -107,6 +107,43 @@ func TestMergeDuplicates_Keeper(t *testing.T) {
 	}
 }
 
+// TestMergeDuplicates_EventDays checks that the same sentence about an
+// event on two days stays two facts, while a state said on two days, or
+// an event said twice about one day, merges.
+func TestMergeDuplicates_EventDays(t *testing.T) {
+	s := &fakeMergeStore{}
+	day := func(d int) time.Time { return time.Date(2026, 3, d, 9, 0, 0, 0, time.UTC) }
+	for _, f := range []struct {
+		id   string
+		kind memory.FactKind
+		at   time.Time
+	}{
+		{"run1", memory.KindExperience, day(1)},
+		{"run2", memory.KindExperience, day(2)},                    // another day: another run
+		{"run3", memory.KindExperience, day(2).Add(3 * time.Hour)}, // same day as run2
+		{"tea1", memory.KindWorld, day(1)},
+		{"tea2", memory.KindWorld, day(5)}, // a state: the same fact
+	} {
+		text := "I went running today."
+		if f.kind == memory.KindWorld {
+			text = "I love tea."
+		}
+		s.add(f.id, "Ann", text, 0)
+		last := s.facts[len(s.facts)-1]
+		last.Kind, last.OccurredStart = f.kind, f.at
+	}
+	if _, err := MergeDuplicates(t.Context(), s, "b", MergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, m := range s.merges {
+		got[m[0]] = m[1]
+	}
+	if len(got) != 2 || got["run2"] == "" && got["run3"] == "" || got["tea1"] == "" && got["tea2"] == "" || got["run1"] != "" {
+		t.Errorf("merges %v: want run2/run3 merged, tea1/tea2 merged, run1 kept apart", s.merges)
+	}
+}
+
 func TestMergeDuplicates_NotSame(t *testing.T) {
 	s := &fakeMergeStore{}
 	s.add("a", "Ann", "I ran 5 km today.", 0)

@@ -105,6 +105,22 @@ func DuplicateKey(speaker, text string) string {
 	return normaliseForKey(speaker) + "\x00" + t
 }
 
+// FactDuplicateKey is f's DuplicateKey, and for an experience (an event:
+// "I went running today.") also the day it happened: the same sentence
+// about two days is two events, not one fact said twice. A world fact (a
+// state: "I love tea.") said on two days is the same fact. "" for a fact
+// that is never a duplicate.
+func FactDuplicateKey(f *Fact) string {
+	key := DuplicateKey(f.Speaker, f.Text)
+	if key == "" || f.Kind != KindExperience {
+		return key
+	}
+	if t := f.EventTime(); !t.IsZero() {
+		key += "\x00" + t.UTC().Format(time.DateOnly)
+	}
+	return key
+}
+
 // normaliseForKey case-folds s, collapses white space and trims
 // punctuation and symbols at both ends.
 func normaliseForKey(s string) string {
