@@ -35,6 +35,8 @@ type Store interface {
 	Forgetter  // forget.go
 	FactLister // facts.go
 	Lifecycle  // facts.go
+	Runs       // run.go
+	Decay      // decay.go
 	// Close releases the store's resources.
 	Close() error
 }

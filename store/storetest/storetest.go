@@ -167,6 +167,7 @@ var suite = []struct {
 		{"StatusRoundTrip", testFactStatusRoundTrip},
 		{"StatusErrors", testFactStatusErrors},
 	}},
+	{"Consolidate", []testCase{{"Runs", testRunsRoundTrip}, {"RunsErrors", testRunsErrors}, {"Decay", testDecayApply}}}, // consolidate.go: memory.Runs, memory.Decay
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
