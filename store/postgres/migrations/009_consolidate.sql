@@ -10,12 +10,13 @@ ALTER TABLE runs ADD COLUMN llm_calls integer NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN tokens bigint NOT NULL DEFAULT 0;
 CREATE INDEX runs_started ON runs(bank_id, started_at, id);
 CREATE TABLE tier_changes (
-    seq       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     bank_id   text COLLATE "C" NOT NULL REFERENCES banks(id) ON DELETE CASCADE,
+    seq       bigint GENERATED ALWAYS AS IDENTITY,
     entity_id text COLLATE "C" NOT NULL,
     from_tier text NOT NULL,
     to_tier   text NOT NULL,
     reason    text NOT NULL DEFAULT '',
-    at        timestamptz NOT NULL
+    at        timestamptz NOT NULL,
+    PRIMARY KEY (bank_id, seq)
 );
 CREATE INDEX tier_changes_bank ON tier_changes(bank_id, at, seq);
