@@ -71,15 +71,3 @@ type Dream struct {
 	Embedding     []float32
 	CreatedAt     time.Time
 }
-
-// Run is the audit record of one consolidation pass or forget: what ran,
-// when, with what counts and error.
-type Run struct {
-	ID         string
-	BankID     string
-	Kind       string
-	StartedAt  time.Time
-	FinishedAt time.Time
-	Counts     map[string]int
-	Error      string
-}

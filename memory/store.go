@@ -36,6 +36,8 @@ type Store interface {
 	FactLister // facts.go
 	Lifecycle  // facts.go
 	FactMerger // merge.go
+	Runs       // run.go
+	Decay      // decay.go
 	// Close releases the store's resources.
 	Close() error
 }

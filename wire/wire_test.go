@@ -79,6 +79,9 @@ func TestKeys(t *testing.T) {
 		{wire.CreateKey{}, "bank scope name expires_at"},
 		{wire.Error{}, "error"},
 		{wire.ErrorBody{}, "code message"},
+		{wire.Run{}, "id bank pass status reason started_at finished_at counts llm_calls tokens error"},
+		{wire.RunList{}, "runs"},
+		{wire.Tiers{}, "L0 L1 L2 low_salience early_promotion"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

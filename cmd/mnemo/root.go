@@ -124,6 +124,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newForgetCmd(g)) // forget.go
 	root.AddCommand(newFactsCmd(g), newAboutCmd(g))
 	root.AddCommand(newServeCmd(g)) // serve.go
+	root.AddCommand(newConsolidateCmd(g), newRunsCmd(g), newTiersCmd(g))
 	typeUsageErrors(root)
 	return root, g
 }
