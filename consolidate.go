@@ -12,13 +12,19 @@ import (
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
-// PassLifecycle is the consolidation pass that needs no LLM: facts'
-// decay scores, entities' salience and tiers (consolidate.Lifecycle).
-const PassLifecycle = "lifecycle"
+// The consolidation passes Engine.Consolidate runs.
+const (
+	// PassMerge folds duplicate facts into one keeper without an LLM
+	// (consolidate.MergeDuplicates).
+	PassMerge = "merge"
+	// PassLifecycle needs no LLM either: facts' decay scores, entities'
+	// salience and tiers (consolidate.Lifecycle).
+	PassLifecycle = "lifecycle"
+)
 
 // Passes lists the consolidation passes Engine.Consolidate runs, in the
-// order a full run takes them.
-var Passes = []string{PassLifecycle}
+// order a full run takes them (merges before the lifecycle, seed 000).
+var Passes = []string{PassMerge, PassLifecycle}
 
 // Consolidate runs one consolidation pass over bank now and returns its
 // run record, which it also stores (Engine.Runs lists it): saved as
@@ -34,6 +40,17 @@ func (e *Engine) Consolidate(ctx context.Context, bank, pass string) (*memory.Ru
 	}
 	var run func(now time.Time) (map[string]int, error)
 	switch pass {
+	case PassMerge:
+		if _, err := e.store.Bank(ctx, bank); err != nil {
+			return nil, err
+		}
+		run = func(now time.Time) (map[string]int, error) {
+			res, err := consolidate.MergeDuplicates(ctx, e.store, bank, consolidate.MergeOptions{Now: e.now})
+			if res == nil {
+				return nil, err
+			}
+			return res.Counts(), err
+		}
 	case PassLifecycle:
 		run = func(now time.Time) (map[string]int, error) {
 			res, err := consolidate.Lifecycle(ctx, e.store, bank, now, consolidate.NewDefaults())

@@ -130,3 +130,38 @@ func TestEngine_MergeDuplicates_NotSame(t *testing.T) {
 		t.Errorf("unknown bank: got %v, want ENOTFOUND", err)
 	}
 }
+
+// TestEngine_Consolidate_Merge runs the merge as a consolidation pass: a
+// run record with its counts, listed by Runs.
+func TestEngine_Consolidate_Merge(t *testing.T) {
+	ctx := context.Background()
+	eng := openEngine(t, filepath.Join(t.TempDir(), "mnemo.db"))
+	if _, err := eng.CreateBank(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	sents := mergeSentences(3)
+	for round := range 2 {
+		for i, s := range sents {
+			if _, err := eng.Retain(ctx, memory.RetainRequest{BankID: "b", Source: "note", ItemID: fmt.Sprintf("r%d-%d", round, i), Text: s}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	run, err := eng.Consolidate(ctx, "b", mnemo.PassMerge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Pass != mnemo.PassMerge || run.Status != memory.RunOK || run.Counts["merged"] != 3 || run.Counts["groups"] != 3 {
+		t.Fatalf("Consolidate(merge) = %+v, want ok with 3 groups merged", run)
+	}
+	if got := activeFacts(t, eng); got != 3 {
+		t.Errorf("after the merge pass: %d active facts, want 3", got)
+	}
+	runs, err := eng.Runs(ctx, "b", 0)
+	if err != nil || len(runs) != 1 || runs[0].ID != run.ID {
+		t.Errorf("Runs = %v, %v; want the merge run", runs, err)
+	}
+	if _, err := eng.Consolidate(ctx, "nobank", mnemo.PassMerge); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("Consolidate(merge) of an unknown bank: %v, want ENOTFOUND", err)
+	}
+}

@@ -44,6 +44,11 @@ type MergeResult struct {
 	Merged int `json:"merged"`
 }
 
+// Counts is r as a run record's counts.
+func (r *MergeResult) Counts() map[string]int {
+	return map[string]int{"scanned": r.Scanned, "groups": r.Groups, "merged": r.Merged}
+}
+
 // MergeDuplicates is the fact merge without an LLM (issue 12; DESIGN §4.6
 // and §6; seed 000 "Fact Merge"): it walks the bank's active facts once,
 // groups them by [memory.DuplicateKey] (the same speaker and the same
