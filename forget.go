@@ -37,7 +37,6 @@ type ForgetSelector struct {
 	Actor string
 }
 
-
 // Forget forgets, for good, the facts of bank that sel selects, with
 // every trace of them (memory.Forgetter lists them), and keeps an audit
 // record (ForgetLog) of who asked, when, the selector and the counts,
