@@ -69,14 +69,19 @@ func TestEngine_ScheduleConsolidation(t *testing.T) {
 	if j := job(t, a, "", queued[0].ID); j.Status != memory.JobDone {
 		t.Fatalf("job: got %+v, want done", j)
 	}
-	runs, err := a.Runs(ctx, "", 0)
-	if err != nil || len(runs) != len(consolidate.Order) {
+	// The job's result is its runs, in the order they ran (the stored
+	// records share one start time on the frozen clock).
+	var runs []*memory.Run
+	if err := json.Unmarshal(job(t, a, "", queued[0].ID).Result, &runs); err != nil || len(runs) != len(consolidate.Order) {
 		t.Fatalf("runs: got %d, %v; want %d", len(runs), err, len(consolidate.Order))
 	}
-	for i, r := range runs { // newest first: the order reversed
-		if want := consolidate.Order[len(runs)-1-i]; r.Pass != want || r.Status != memory.RunOK {
+	for i, r := range runs {
+		if want := consolidate.Order[i]; r.Pass != want || r.Status != memory.RunOK {
 			t.Errorf("run %d: got %s %s, want %s ok", i, r.Pass, r.Status, want)
 		}
+	}
+	if stored, err := a.Runs(ctx, "", 0); err != nil || len(stored) != len(consolidate.Order) {
+		t.Errorf("stored runs: got %d, %v; want %d", len(stored), err, len(consolidate.Order))
 	}
 	// Nothing new, daily done: nothing due.
 	clock.Advance(time.Minute)
