@@ -46,7 +46,8 @@ func (e *Engine) loop(what string, interval time.Duration, wake <-chan struct{},
 }
 
 // startBackground starts the engine's loops: the access recorder's
-// flush, the job worker and the session idle trigger.
+// flush, the job worker, the consolidation runner (runner.go) and the
+// session idle trigger.
 func (e *Engine) startBackground(cfg Config) {
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if cfg.AccessFlush >= 0 {
@@ -62,6 +63,12 @@ func (e *Engine) startBackground(cfg Config) {
 		_, err := e.jobs.run(ctx)
 		return err
 	})
+	if e.runnerCfg = cfg.Consolidation.WithDefaults(); !e.runnerCfg.Off() {
+		e.loop("schedule consolidation", e.runnerCfg.Tick(), nil, func(ctx context.Context) error {
+			_, err := e.ScheduleConsolidation(ctx)
+			return err
+		})
+	}
 	e.sessions = newSessionBuffer(e, cfg)
 	if e.sessions.idle > 0 {
 		e.loop("extract idle sessions", e.sessions.every, nil, func(ctx context.Context) error {

@@ -24,7 +24,7 @@ const (
 
 // Passes lists the consolidation passes Engine.Consolidate runs, in the
 // order a full run takes them (merges before the lifecycle, seed 000).
-var Passes = []string{PassMerge, PassLifecycle}
+var Passes = consolidate.Order
 
 // Consolidate runs one consolidation pass over bank now and returns its
 // run record, which it also stores (Engine.Runs lists it): saved as

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/consolidate"
 	"github.com/mnemo-ai/mnemo/internal/id"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/retain"
@@ -214,6 +215,8 @@ func (e *Engine) execute(ctx context.Context, j *memory.Job) ([]byte, error) {
 			return nil, err
 		}
 		return json.Marshal(res)
+	case consolidate.JobKind:
+		return e.runConsolidationJob(ctx, j)
 	}
 	return nil, memory.Errorf(memory.EINVALID, "job %s: unknown kind %q", j.ID, j.Kind)
 }

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/consolidate"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/provider"
@@ -81,6 +82,10 @@ type Config struct {
 	// more before it is extracted anyway (seed 001: 5 minutes); 0 means
 	// the default, negative disables the idle trigger.
 	SessionIdle time.Duration
+	// Consolidation holds the consolidation runner's triggers (pending
+	// facts, idle, daily); zero fields mean the seeds' defaults
+	// (consolidate.RunnerConfig), negative turns a trigger off.
+	Consolidation consolidate.RunnerConfig
 }
 
 // Engine is mnemo: banks, retain and recall over one store. It is safe
@@ -97,6 +102,8 @@ type Engine struct {
 	access   *accessRecorder // background.go; nil: not recorded
 	jobs     *jobRunner      // jobs.go
 	sessions *sessionBuffer  // session.go
+	// runnerCfg is the consolidation runner's config (runner.go).
+	runnerCfg consolidate.RunnerConfig
 
 	// The background loops run under ctx (background.go); Close cancels
 	// it and waits for wg.

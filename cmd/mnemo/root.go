@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-ai/mnemo"
+	"github.com/mnemo-ai/mnemo/consolidate"
 	"github.com/spf13/cobra"
 )
 
@@ -138,7 +139,7 @@ func (g *globals) engine(cmd *cobra.Command) (*mnemo.Engine, error) {
 // oneShot is the engine configuration of commands that do one thing and
 // exit: no background job worker or idle-session trigger, which would only
 // start work the exit interrupts; `mnemo jobs run` does it on demand.
-var oneShot = mnemo.Config{JobPoll: -1, SessionIdle: -1}
+var oneShot = mnemo.Config{JobPoll: -1, SessionIdle: -1, Consolidation: consolidate.RunnerConfig{PendingEvery: -1, Idle: -1, DailyAt: -1}}
 
 // engineWith is engine with a config of the command's own: a long-running
 // command (import --watch) keeps the background work on.

@@ -1,0 +1,255 @@
+package consolidate
+
+import (
+	"slices"
+	"time"
+)
+
+// The runner only decides when consolidation runs (DESIGN §6): the
+// decisions below are pure functions of a bank's state and a clock,
+// tested directly; the façade's loop gathers the state, asks [Due] and
+// queues what is due as one job on the durable job queue, whose claims
+// and leases keep one run per bank across processes.
+
+// The pass names the runner schedules. The façade maps each to its pass
+// function (mnemo.Engine.Consolidate).
+const (
+	PassMerge     = "merge"
+	PassLifecycle = "lifecycle"
+)
+
+// Order is the order of a full run (seed 000, "daily: temporal pass →
+// observation merge → fact merge → dream pass", then archival and the
+// lifecycle, seed 001 and 004). Only the passes that exist are listed; a
+// new pass joins here, at its place, and every trigger that runs it
+// takes it in this order.
+var Order = []string{PassMerge, PassLifecycle}
+
+// PendingPasses are the passes that take newly retained facts through
+// consolidation, run by the pending trigger (seed 000, "every 30s:
+// consolidate pending facts"). The per-fact observation pass joins them
+// at the front; until then the offline fact merge folds new duplicates.
+var PendingPasses = []string{PassMerge}
+
+// JobKind is the kind of a consolidation job on the durable queue; its
+// payload is a JSON [JobPayload].
+const JobKind = "consolidate"
+
+// JobPayload is what a consolidation job runs: the passes, in order, over
+// one bank, and the triggers that asked for them (for the record).
+type JobPayload struct {
+	Bank     string    `json:"bank"`
+	Passes   []string  `json:"passes"`
+	Triggers []Trigger `json:"triggers,omitempty"`
+}
+
+// The runner's defaults.
+const (
+	// DefaultPendingEvery is how often a bank with pending facts is
+	// consolidated: 30 s (seed 000, "A background loop runs every 30
+	// seconds, processing unconsolidated facts"). It is also how often
+	// the runner looks at the banks.
+	DefaultPendingEvery = 30 * time.Second
+	// DefaultIdle is how long a bank goes without a retain before the
+	// idle trigger runs a full consolidation: 5 minutes (seed 001,
+	// "after 5 minutes of idle time").
+	DefaultIdle = 5 * time.Minute
+	// DefaultDailyAt is the time of day, after local midnight, of the
+	// daily full run: 03:00 (seed 004, "Every night at 3 AM").
+	DefaultDailyAt = 3 * time.Hour
+)
+
+// Trigger names why a run is due.
+type Trigger string
+
+// The triggers.
+const (
+	// TriggerPending: facts were retained since the pending passes last
+	// ran successfully, and the pending interval has passed since they
+	// last started.
+	TriggerPending Trigger = "pending"
+	// TriggerIdle: no retain for the idle time, and facts were retained
+	// since the full run last ran successfully.
+	TriggerIdle Trigger = "idle"
+	// TriggerDaily: the daily hour has passed since the full run last
+	// started.
+	TriggerDaily Trigger = "daily"
+)
+
+// RunnerConfig holds the runner's triggers. For each duration 0 means its
+// default and a negative value turns the trigger off (the project's
+// zero-value rule).
+type RunnerConfig struct {
+	// PendingEvery is the pending trigger's interval (DefaultPendingEvery).
+	PendingEvery time.Duration
+	// Idle is the idle trigger's quiet time (DefaultIdle).
+	Idle time.Duration
+	// DailyAt is the daily run's time of day after midnight
+	// (DefaultDailyAt); since 0 means the default, midnight is 24h.
+	DailyAt time.Duration
+	// Location is the time zone of DailyAt; nil means time.Local.
+	Location *time.Location
+}
+
+// WithDefaults returns c with its zero fields filled from the defaults.
+// Negative durations stay: those triggers are off.
+func (c RunnerConfig) WithDefaults() RunnerConfig {
+	if c.PendingEvery == 0 {
+		c.PendingEvery = DefaultPendingEvery
+	}
+	if c.Idle == 0 {
+		c.Idle = DefaultIdle
+	}
+	if c.DailyAt == 0 {
+		c.DailyAt = DefaultDailyAt
+	}
+	if c.Location == nil {
+		c.Location = time.Local
+	}
+	return c
+}
+
+// Off reports whether every trigger of c is off: the runner then starts
+// nothing.
+func (c RunnerConfig) Off() bool {
+	return c.PendingEvery < 0 && c.Idle < 0 && c.DailyAt < 0
+}
+
+// Tick is how often the runner looks at the banks: the pending interval,
+// or DefaultPendingEvery when that trigger is off.
+func (c RunnerConfig) Tick() time.Duration {
+	c = c.WithDefaults()
+	if c.PendingEvery > 0 {
+		return c.PendingEvery
+	}
+	return DefaultPendingEvery
+}
+
+// PassRun is when a pass of a bank last started, and last started a run
+// that ended ok.
+type PassRun struct {
+	Started time.Time // the latest run, whatever its end; zero: never
+	OK      time.Time // the latest run that ended ok; zero: never
+}
+
+// BankState is what the runner knows of one bank when it decides.
+type BankState struct {
+	// LastRetain is when the bank's newest fact was created; zero when it
+	// has none.
+	LastRetain time.Time
+	// Passes holds, per pass name, its latest runs.
+	Passes map[string]PassRun
+	// Busy is true when a consolidation job of the bank is queued or
+	// running: nothing else is due until it ends.
+	Busy bool
+}
+
+// okSince is the earliest of the latest ok runs of passes: facts created
+// after it have not been through all of them. Zero if one never ran ok.
+func (s BankState) okSince(passes []string) time.Time {
+	var t time.Time
+	for i, p := range passes {
+		ok := s.Passes[p].OK
+		if ok.IsZero() {
+			return time.Time{}
+		}
+		if i == 0 || ok.Before(t) {
+			t = ok
+		}
+	}
+	return t
+}
+
+// startedSince is the earliest of the latest starts of passes; zero if
+// one never started.
+func (s BankState) startedSince(passes []string) time.Time {
+	var t time.Time
+	for i, p := range passes {
+		st := s.Passes[p].Started
+		if st.IsZero() {
+			return time.Time{}
+		}
+		if i == 0 || st.Before(t) {
+			t = st
+		}
+	}
+	return t
+}
+
+// Due returns the triggers due for a bank in state s at now under cfg
+// (its zero fields meaning the defaults), in the order pending, idle,
+// daily; none when the bank is busy.
+//
+//   - pending: a fact was created after the earliest latest ok run of
+//     [PendingPasses], and PendingEvery has passed since their earliest
+//     latest start (a failing pass is retried at that pace, not at once);
+//   - idle: the newest fact is at least Idle old and was created after the
+//     earliest latest ok run of [Order] (one full run per quiet spell);
+//   - daily: the latest DailyAt (in Location, on or before now) is after
+//     the earliest latest start of [Order] (a daily run missed while
+//     nothing ran is caught up at the next look).
+func Due(s BankState, now time.Time, cfg RunnerConfig) []Trigger {
+	if s.Busy {
+		return nil
+	}
+	cfg = cfg.WithDefaults()
+	var due []Trigger
+	if cfg.PendingEvery > 0 && !s.LastRetain.IsZero() && s.LastRetain.After(s.okSince(PendingPasses)) {
+		if st := s.startedSince(PendingPasses); st.IsZero() || !now.Before(st.Add(cfg.PendingEvery)) {
+			due = append(due, TriggerPending)
+		}
+	}
+	if cfg.Idle > 0 && !s.LastRetain.IsZero() && !now.Before(s.LastRetain.Add(cfg.Idle)) && s.LastRetain.After(s.okSince(Order)) {
+		due = append(due, TriggerIdle)
+	}
+	if cfg.DailyAt > 0 && LastDaily(now, cfg.DailyAt, cfg.Location).After(s.startedSince(Order)) {
+		due = append(due, TriggerDaily)
+	}
+	return due
+}
+
+// LastDaily is the latest instant on or before now that is at on the
+// clock of loc: today's if now is past it, else yesterday's. at is a
+// time of day after midnight, taken modulo 24 h (24h is midnight).
+func LastDaily(now time.Time, at time.Duration, loc *time.Location) time.Time {
+	if loc == nil {
+		loc = time.Local
+	}
+	at %= 24 * time.Hour
+	local := now.In(loc)
+	h, m := int(at/time.Hour), int(at%time.Hour/time.Minute)
+	sec := int(at % time.Minute / time.Second)
+	t := time.Date(local.Year(), local.Month(), local.Day(), h, m, sec, int(at%time.Second), loc)
+	if t.After(now) {
+		t = time.Date(local.Year(), local.Month(), local.Day()-1, h, m, sec, int(at%time.Second), loc)
+	}
+	return t
+}
+
+// Passes returns the passes the triggers run, each once, in [Order]:
+// pending runs [PendingPasses], idle and daily the full Order.
+func Passes(triggers []Trigger) []string {
+	want := map[string]bool{}
+	for _, t := range triggers {
+		switch t {
+		case TriggerPending:
+			for _, p := range PendingPasses {
+				want[p] = true
+			}
+		case TriggerIdle, TriggerDaily:
+			for _, p := range Order {
+				want[p] = true
+			}
+		}
+	}
+	var out []string
+	for _, p := range Order {
+		if want[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Known reports whether pass is one [Order] lists.
+func Known(pass string) bool { return slices.Contains(Order, pass) }
