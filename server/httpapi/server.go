@@ -167,17 +167,18 @@ func register[I, O any](s *Server, o huma.Operation, h func(context.Context, *I)
 
 // register adds every route.
 func (s *Server) register() {
-	s.registerHealth()    // health.go
-	s.registerBanks()     // banks.go
-	s.registerMemories()  // memories.go
-	s.registerRecall()    // recall.go
-	s.registerJobs()      // jobs.go
-	s.registerDocuments() // documents.go
-	s.registerStats()     // stats.go
-	s.registerExport()    // export.go
-	s.registerForget()    // forget.go
-	s.registerFacts()     // facts.go
-	s.registerEntities()  // entities.go
-	s.registerBlocks()    // blocks.go
-	s.registerKeys()      // keys.go
+	s.registerHealth()      // health.go
+	s.registerBanks()       // banks.go
+	s.registerMemories()    // memories.go
+	s.registerRecall()      // recall.go
+	s.registerJobs()        // jobs.go
+	s.registerDocuments()   // documents.go
+	s.registerStats()       // stats.go
+	s.registerExport()      // export.go
+	s.registerForget()      // forget.go
+	s.registerFacts()       // facts.go
+	s.registerEntities()    // entities.go
+	s.registerBlocks()      // blocks.go
+	s.registerKeys()        // keys.go
+	s.registerConsolidate() // consolidate.go
 }
