@@ -1,6 +1,7 @@
 // Package httpapi is mnemo's HTTP API: REST over the façade's calls
 // (banks, retain, recall, jobs, documents, stats, export and import,
-// forget, facts, about, entities and relations, memory blocks, keys) and
+// forget, facts, about, entities and relations, memory blocks, keys,
+// consolidation: runs, tiers, observations) and
 // MCP at /mcp,
 // described by an OpenAPI 3.1 document at /openapi.json with a docs page
 // at /docs, with health checks (/healthz, /readyz) and Prometheus metrics
