@@ -82,6 +82,10 @@ func TestKeys(t *testing.T) {
 		{wire.Run{}, "id bank pass status reason started_at finished_at counts llm_calls tokens error"},
 		{wire.RunList{}, "runs"},
 		{wire.Tiers{}, "L0 L1 L2 low_salience early_promotion"},
+		{wire.StoredObservation{}, "id text kind status source_fact_ids evidence_count history access_count last_accessed created_at updated_at"},
+		{wire.ObservationChange{}, "previous changed_at reason"},
+		{wire.ObservationList{}, "observations"},
+		{wire.Consolidate{}, "pass"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

@@ -76,6 +76,11 @@ func TestServer_Isolation(t *testing.T) {
 		{"POST", "/v1/banks/%s/blocks/persona/append", `{"text":"Mallory"}`},
 		{"POST", "/v1/banks/%s/blocks/persona/replace", `{"old":"Bob","new":"Mallory"}`},
 		{"DELETE", "/v1/banks/%s/blocks/persona", nil},
+		{"POST", "/v1/banks/%s/consolidate", `{"pass":"lifecycle"}`},
+		{"POST", "/v1/banks/%s/consolidate", `{"pass":"nope"}`},
+		{"GET", "/v1/banks/%s/runs", nil},
+		{"GET", "/v1/banks/%s/tiers", nil},
+		{"GET", "/v1/banks/%s/observations", nil},
 	}
 	for _, key := range []string{keyAAdmin, keyARead} {
 		for _, r := range routes {
@@ -105,6 +110,9 @@ func TestServer_Isolation(t *testing.T) {
 	}
 	if log, err := e.eng.ForgetLog(t.Context(), "b", 0); err != nil || len(log) != 0 {
 		t.Errorf("bank b has forget records %+v, %v", log, err)
+	}
+	if rs, _ := e.eng.Runs(t.Context(), "b", 0); len(rs) != 0 {
+		t.Errorf("bank b has %d consolidation runs, want none", len(rs))
 	}
 	if jobs, _ := e.eng.Jobs(t.Context(), "b", 0); len(jobs) != 1 {
 		t.Errorf("bank b has %d jobs, want its 1", len(jobs))

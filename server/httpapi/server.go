@@ -1,6 +1,7 @@
 // Package httpapi is mnemo's HTTP API: REST over the façade's calls
 // (banks, retain, recall, jobs, documents, stats, export and import,
-// forget, facts, about, entities and relations, memory blocks, keys) and
+// forget, facts, about, entities and relations, memory blocks, keys,
+// consolidation: runs, tiers, observations) and
 // MCP at /mcp,
 // described by an OpenAPI 3.1 document at /openapi.json with a docs page
 // at /docs, with health checks (/healthz, /readyz) and Prometheus metrics
@@ -167,17 +168,18 @@ func register[I, O any](s *Server, o huma.Operation, h func(context.Context, *I)
 
 // register adds every route.
 func (s *Server) register() {
-	s.registerHealth()    // health.go
-	s.registerBanks()     // banks.go
-	s.registerMemories()  // memories.go
-	s.registerRecall()    // recall.go
-	s.registerJobs()      // jobs.go
-	s.registerDocuments() // documents.go
-	s.registerStats()     // stats.go
-	s.registerExport()    // export.go
-	s.registerForget()    // forget.go
-	s.registerFacts()     // facts.go
-	s.registerEntities()  // entities.go
-	s.registerBlocks()    // blocks.go
-	s.registerKeys()      // keys.go
+	s.registerHealth()      // health.go
+	s.registerBanks()       // banks.go
+	s.registerMemories()    // memories.go
+	s.registerRecall()      // recall.go
+	s.registerJobs()        // jobs.go
+	s.registerDocuments()   // documents.go
+	s.registerStats()       // stats.go
+	s.registerExport()      // export.go
+	s.registerForget()      // forget.go
+	s.registerFacts()       // facts.go
+	s.registerEntities()    // entities.go
+	s.registerBlocks()      // blocks.go
+	s.registerKeys()        // keys.go
+	s.registerConsolidate() // consolidate.go
 }

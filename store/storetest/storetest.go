@@ -75,6 +75,7 @@ var suite = []struct {
 	{"Observation", []testCase{
 		{"RoundTrip", testObservationRoundTrip},
 		{"Search", testObservationSearch},
+		{"ListOrder", testObservationListOrder}, {"ListErrors", testObservationListErrors}, // observationlist.go
 	}},
 	{"Atomicity", []testCase{
 		{"DuplicateFactID", testAtomicityDuplicateFactID},
