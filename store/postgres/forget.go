@@ -253,18 +253,7 @@ func forgetEntities(ctx context.Context, tx pgx.Tx, bank string, perEntity map[s
 		FROM unnest($2::text[], $3::int[]) AS x(id, n) WHERE e.bank_id = $1 AND e.id = x.id`, bank, ents, ns); err != nil {
 		return err
 	}
-	pairs := map[[2]string]int{}
-	for _, es := range perFact {
-		es = slices.Clone(es)
-		slices.Sort(es)
-		es = slices.Compact(es)
-		for i := range es {
-			for j := i + 1; j < len(es); j++ {
-				pairs[[2]string{es[i], es[j]}]++
-			}
-		}
-	}
-	for p, n := range pairs {
+	for p, n := range memory.CooccurrencePairs(perFact) {
 		if _, err := tx.Exec(ctx, `UPDATE cooccurrences SET count = count - $4 WHERE bank_id = $1 AND entity_a = $2 AND entity_b = $3`, bank, p[0], p[1], n); err != nil {
 			return err
 		}

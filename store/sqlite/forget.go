@@ -268,18 +268,7 @@ func forgetEntities(ctx context.Context, tx *sql.Tx, bank string, perEntity map[
 			return err
 		}
 	}
-	pairs := map[[2]string]int{}
-	for _, es := range perFact {
-		es = slices.Clone(es)
-		slices.Sort(es)
-		es = slices.Compact(es)
-		for i := range es {
-			for j := i + 1; j < len(es); j++ {
-				pairs[[2]string{es[i], es[j]}]++
-			}
-		}
-	}
-	for p, n := range pairs {
+	for p, n := range memory.CooccurrencePairs(perFact) {
 		if _, err := tx.ExecContext(ctx, `UPDATE cooccurrences SET count = count - ? WHERE bank_id = ? AND entity_a = ? AND entity_b = ?`, n, bank, p[0], p[1]); err != nil {
 			return err
 		}
