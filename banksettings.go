@@ -21,3 +21,21 @@ func (e *Engine) UpdateBank(ctx context.Context, name string, s memory.BankSetti
 	}
 	return e.store.Bank(ctx, name)
 }
+
+// ChangeBank reads the settings of the bank named name, lets change edit
+// them and stores them (see UpdateBank): for a caller that changes some
+// fields and keeps the others. Two changes in this process never lose
+// each other's fields; the engine holds a lock from the read to the
+// write.
+func (e *Engine) ChangeBank(ctx context.Context, name string, change func(*memory.BankSettings)) (*memory.Bank, error) {
+	name = defaultBank(name)
+	e.settingsMu.Lock()
+	defer e.settingsMu.Unlock()
+	b, err := e.store.Bank(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	s := b.Settings
+	change(&s)
+	return e.UpdateBank(ctx, name, s)
+}

@@ -2,6 +2,7 @@ package mnemo_test
 
 import (
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/mnemo-ai/mnemo"
@@ -52,4 +53,47 @@ func TestEngine_UpdateBank(t *testing.T) {
 			t.Errorf("UpdateBank(unknown) code = %q, want %q", got, memory.ENOTFOUND)
 		}
 	})
+}
+
+// TestEngine_ChangeBank checks that concurrent changes of different
+// fields all land: none reads the settings before another's write.
+func TestEngine_ChangeBank(t *testing.T) {
+	ctx := t.Context()
+	eng, err := mnemo.Open(ctx, mnemo.Config{DB: filepath.Join(t.TempDir(), "m.db"), JobPoll: -1, SessionIdle: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	if _, err := eng.CreateBank(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	changes := []func(*memory.BankSettings){
+		func(s *memory.BankSettings) { s.Skepticism = 4 },
+		func(s *memory.BankSettings) { s.Literalism = 2 },
+		func(s *memory.BankSettings) { s.Empathy = 5 },
+		func(s *memory.BankSettings) { s.Mission = "m" },
+		func(s *memory.BankSettings) { s.Background = "b" },
+	}
+	var wg sync.WaitGroup
+	for _, c := range changes {
+		wg.Go(func() {
+			if _, err := eng.ChangeBank(ctx, "alice", c); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	b, err := eng.Bank(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (memory.BankSettings{Skepticism: 4, Literalism: 2, Empathy: 5, Mission: "m", Background: "b"}); b.Settings != want {
+		t.Errorf("settings after concurrent changes = %+v, want %+v", b.Settings, want)
+	}
+	if _, err := eng.ChangeBank(ctx, "nobody", func(s *memory.BankSettings) { s.Empathy = 9 }); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("ChangeBank(unknown bank): %v, want ENOTFOUND", err)
+	}
+	if _, err := eng.ChangeBank(ctx, "alice", func(s *memory.BankSettings) { s.Empathy = 9 }); memory.ErrorCode(err) != memory.EINVALID {
+		t.Errorf("ChangeBank(empathy 9): %v, want EINVALID", err)
+	}
 }

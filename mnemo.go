@@ -91,12 +91,15 @@ type Config struct {
 // Engine is mnemo: banks, retain and recall over one store. It is safe
 // for concurrent use. Close it to flush pending work.
 type Engine struct {
-	store  memory.Store
-	emb    memory.Embedder
-	retain *retain.Pipeline
-	recall *recall.Pipeline
-	now    func() time.Time
-	log    *slog.Logger
+	store memory.Store
+	// settingsMu makes ChangeBank's read-change-write one step in this
+	// process.
+	settingsMu sync.Mutex
+	emb        memory.Embedder
+	retain     *retain.Pipeline
+	recall     *recall.Pipeline
+	now        func() time.Time
+	log        *slog.Logger
 
 	guard    *provider.Guard
 	access   *accessRecorder // background.go; nil: not recorded

@@ -66,27 +66,24 @@ func (s *Server) registerBanks() {
 		})
 	register(s, op(http.MethodPatch, "/v1/banks/{bank}", "updateBank", "Change a bank's settings (fields left out keep their value)", ScopeAdmin, "banks"),
 		func(ctx context.Context, in *updateBankInput) (*bankOutput, error) {
-			b, err := s.eng.Bank(ctx, in.Bank)
-			if err != nil {
-				return nil, s.fail(err)
-			}
-			set, u := b.Settings, in.Body
-			if u.Skepticism != nil {
-				set.Skepticism = *u.Skepticism
-			}
-			if u.Literalism != nil {
-				set.Literalism = *u.Literalism
-			}
-			if u.Empathy != nil {
-				set.Empathy = *u.Empathy
-			}
-			if u.Mission != nil {
-				set.Mission = *u.Mission
-			}
-			if u.Background != nil {
-				set.Background = *u.Background
-			}
-			b, err = s.eng.UpdateBank(ctx, in.Bank, set)
+			u := in.Body
+			b, err := s.eng.ChangeBank(ctx, in.Bank, func(set *memory.BankSettings) {
+				if u.Skepticism != nil {
+					set.Skepticism = *u.Skepticism
+				}
+				if u.Literalism != nil {
+					set.Literalism = *u.Literalism
+				}
+				if u.Empathy != nil {
+					set.Empathy = *u.Empathy
+				}
+				if u.Mission != nil {
+					set.Mission = *u.Mission
+				}
+				if u.Background != nil {
+					set.Background = *u.Background
+				}
+			})
 			if err != nil {
 				return nil, s.fail(err)
 			}
