@@ -96,10 +96,12 @@ type Engine struct {
 	// process.
 	settingsMu sync.Mutex
 	emb        memory.Embedder
-	retain     *retain.Pipeline
-	recall     *recall.Pipeline
-	now        func() time.Time
-	log        *slog.Logger
+	// llm is the configured model behind the guard; nil offline.
+	llm    memory.LLM
+	retain *retain.Pipeline
+	recall *recall.Pipeline
+	now    func() time.Time
+	log    *slog.Logger
 
 	guard    *provider.Guard
 	access   *accessRecorder // background.go; nil: not recorded
@@ -160,6 +162,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e := &Engine{store: st, emb: emb, now: now, log: log, guard: guard}
 	if cfg.LLM != nil {
 		llm := guard.LLM(cfg.LLM)
+		e.llm = llm
 		x := extract.NewLLM(llm)
 		x.Now = now
 		if cfg.Gates != nil {

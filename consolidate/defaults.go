@@ -104,6 +104,16 @@ type Defaults struct {
 	// BatchSize is the page size of the passes' walks (at most
 	// memory.MaxPageSize).
 	BatchSize int
+
+	// The other passes' numbers, one struct per pass, in its file.
+	Observe          ObserveDefaults
+	Temporal         TemporalDefaults
+	ObservationMerge ObservationMergeDefaults
+	Merge            MergeDefaults
+	Group            GroupDefaults
+	Dream            DreamDefaults
+	Archive          ArchiveDefaults
+	ShortTerm        ShortTermDefaults
 }
 
 // NewDefaults returns the seeds' numbers.
@@ -125,6 +135,14 @@ func NewDefaults() Defaults {
 		EarlyPromotionEpisodes: DefaultEarlyPromotionEpisodes,
 		LowSalience:            DefaultLowSalience,
 		BatchSize:              DefaultBatchSize,
+		Observe:                defaultObserveDefaults(),
+		Temporal:               defaultTemporalDefaults(),
+		ObservationMerge:       defaultObservationMergeDefaults(),
+		Merge:                  defaultMergeDefaults(),
+		Group:                  defaultGroupDefaults(),
+		Dream:                  defaultDreamDefaults(),
+		Archive:                defaultArchiveDefaults(),
+		ShortTerm:              defaultShortTermDefaults(),
 	}
 }
 

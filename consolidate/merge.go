@@ -153,3 +153,11 @@ func pickKeeper(ctx context.Context, st MergeStore, bank string, g []*memory.Fac
 	})
 	return best.ID, nil
 }
+
+// MergeDefaults holds the numbers of the fact merge, each a named default
+// with the seed it comes from. Its fields carry json tags: the names a
+// bank's overrides use (snake_case, prefixed by the pass).
+type MergeDefaults struct{}
+
+// defaultMergeDefaults returns the seeds' numbers for the fact merge.
+func defaultMergeDefaults() MergeDefaults { return MergeDefaults{} }

@@ -1,7 +1,6 @@
 package consolidate
 
 import (
-	"slices"
 	"time"
 )
 
@@ -10,26 +9,6 @@ import (
 // tested directly; the façade's loop gathers the state, asks [Due] and
 // queues what is due as one job on the durable job queue, whose claims
 // and leases keep one run per bank across processes.
-
-// The pass names the runner schedules. The façade maps each to its pass
-// function (mnemo.Engine.Consolidate).
-const (
-	PassMerge     = "merge"
-	PassLifecycle = "lifecycle"
-)
-
-// Order is the order of a full run (seed 000, "daily: temporal pass →
-// observation merge → fact merge → dream pass", then archival and the
-// lifecycle, seed 001 and 004). Only the passes that exist are listed; a
-// new pass joins here, at its place, and every trigger that runs it
-// takes it in this order.
-var Order = []string{PassMerge, PassLifecycle}
-
-// PendingPasses are the passes that take newly retained facts through
-// consolidation, run by the pending trigger (seed 000, "every 30s:
-// consolidate pending facts"). The per-fact observation pass joins them
-// at the front; until then the offline fact merge folds new duplicates.
-var PendingPasses = []string{PassMerge}
 
 // JobKind is the kind of a consolidation job on the durable queue; its
 // payload is a JSON [JobPayload].
@@ -250,6 +229,3 @@ func Passes(triggers []Trigger) []string {
 	}
 	return out
 }
-
-// Known reports whether pass is one [Order] lists.
-func Known(pass string) bool { return slices.Contains(Order, pass) }

@@ -18,6 +18,12 @@ func ran(t time.Time) map[string]PassRun {
 	return m
 }
 
+// with returns m with pass's runs set to r.
+func with(m map[string]PassRun, pass string, r PassRun) map[string]PassRun {
+	m[pass] = r
+	return m
+}
+
 func TestDue_Pending(t *testing.T) {
 	// 10:00 is past the daily 03:00 and the full run started at 09:00, so
 	// only the pending and idle triggers are at stake.
@@ -38,8 +44,7 @@ func TestDue_Pending(t *testing.T) {
 		{"BeforeInterval", BankState{LastRetain: t0.Add(time.Second), Passes: ran(t0)}, t0.Add(DefaultPendingEvery - time.Nanosecond), nil},
 		{"AfterInterval", BankState{LastRetain: t0.Add(time.Second), Passes: ran(t0)}, t0.Add(DefaultPendingEvery), []Trigger{TriggerPending}},
 		{"Busy", BankState{LastRetain: t0.Add(time.Second), Passes: ran(t0), Busy: true}, t0.Add(time.Hour), nil},
-		{"FailedRunRetried", BankState{LastRetain: t0.Add(time.Second), Passes: map[string]PassRun{
-			PassMerge: {Started: t0.Add(2 * time.Second), OK: t0}, PassLifecycle: {Started: t0, OK: t0}}},
+		{"FailedRunRetried", BankState{LastRetain: t0.Add(time.Second), Passes: with(ran(t0), PassMerge, PassRun{Started: t0.Add(2 * time.Second), OK: t0})},
 			t0.Add(2*time.Second + DefaultPendingEvery), []Trigger{TriggerPending}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
