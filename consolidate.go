@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"time"
 
@@ -42,7 +43,8 @@ type passRun struct {
 }
 
 // passFunc runs one pass and returns its counts (a partial count with an
-// error when it stopped midway).
+// error when it stopped midway). A *consolidate.Skipped error records the
+// run as skipped with its reason.
 type passFunc func(ctx context.Context, p passRun) (map[string]int, error)
 
 // passFuncs maps each pass name to the façade call that runs it. Each
@@ -123,7 +125,11 @@ func (e *Engine) Consolidate(ctx context.Context, bank, pass string) (*memory.Ru
 		r.LLMCalls, r.Tokens = meter.Totals()
 	}
 	r.FinishedAt, r.Status = e.now().UTC().Truncate(time.Microsecond), memory.RunOK
-	if err != nil {
+	var skip *consolidate.Skipped
+	switch {
+	case errors.As(err, &skip):
+		r.Status, r.Reason, err = memory.RunSkipped, skip.Reason, nil
+	case err != nil:
 		r.Status, r.Error = memory.RunFailed, err.Error()
 	}
 	// The record is written even if the caller's context ended the pass.

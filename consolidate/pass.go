@@ -109,3 +109,10 @@ func (m *Meter) Totals() (calls, tokens int) {
 
 // Known reports whether pass is one [Order] lists.
 func Known(pass string) bool { return slices.Contains(Order, pass) }
+
+// Skipped is the error a pass returns when it did nothing on purpose:
+// the façade records the run as skipped with Reason ("dreams are off for
+// this bank"), not as failed.
+type Skipped struct{ Reason string }
+
+func (s *Skipped) Error() string { return "skipped: " + s.Reason }
