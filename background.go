@@ -95,24 +95,38 @@ func (e *Engine) stopBackground() error {
 // fact was useful in, which is what decay needs, not raw calls.
 type accessRecorder struct {
 	store memory.AccessRecorder
-	now   func() time.Time
+	// obs keeps observations' accesses (archival reads them); nil when
+	// the store has no memory.ObservationLifecycle.
+	obs memory.ObservationLifecycle
+	now func() time.Time
 
-	mu      sync.Mutex
-	pending map[string]map[string]bool // bank → fact ids
+	mu         sync.Mutex
+	pending    map[string]map[string]bool // bank → fact ids
+	pendingObs map[string]map[string]bool // bank → observation ids
 }
 
 func newAccessRecorder(st memory.AccessRecorder, now func() time.Time) *accessRecorder {
-	return &accessRecorder{store: st, now: now, pending: map[string]map[string]bool{}}
+	obs, _ := st.(memory.ObservationLifecycle)
+	return &accessRecorder{store: st, obs: obs, now: now, pending: map[string]map[string]bool{}, pendingObs: map[string]map[string]bool{}}
 }
 
-// record notes that ids of bank were recalled; flush writes it.
-func (a *accessRecorder) record(bank string, ids []string) {
+// record notes that facts ids of bank were recalled; flush writes it.
+func (a *accessRecorder) record(bank string, ids []string) { a.note(a.pending, bank, ids) }
+
+// recordObservations notes that observations ids of bank were recalled.
+func (a *accessRecorder) recordObservations(bank string, ids []string) {
+	if a.obs != nil {
+		a.note(a.pendingObs, bank, ids)
+	}
+}
+
+func (a *accessRecorder) note(pending map[string]map[string]bool, bank string, ids []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	m := a.pending[bank]
+	m := pending[bank]
 	if m == nil {
 		m = map[string]bool{}
-		a.pending[bank] = m
+		pending[bank] = m
 	}
 	for _, id := range ids {
 		m[id] = true
@@ -123,18 +137,24 @@ func (a *accessRecorder) record(bank string, ids []string) {
 // no error.
 func (a *accessRecorder) flush(ctx context.Context) error {
 	a.mu.Lock()
-	pending := a.pending
-	a.pending = map[string]map[string]bool{}
+	pending, pendingObs := a.pending, a.pendingObs
+	a.pending, a.pendingObs = map[string]map[string]bool{}, map[string]map[string]bool{}
 	a.mu.Unlock()
 	var errs []error
-	for bank, set := range pending {
-		ids := make([]string, 0, len(set))
-		for id := range set {
-			ids = append(ids, id)
+	write := func(pending map[string]map[string]bool, record func(ctx context.Context, bank string, ids []string, at time.Time) error) {
+		for bank, set := range pending {
+			ids := make([]string, 0, len(set))
+			for id := range set {
+				ids = append(ids, id)
+			}
+			if err := record(ctx, bank, ids, a.now()); err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
+				errs = append(errs, fmt.Errorf("bank %s: %w", bank, err))
+			}
 		}
-		if err := a.store.RecordAccess(ctx, bank, ids, a.now()); err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
-			errs = append(errs, fmt.Errorf("bank %s: %w", bank, err))
-		}
+	}
+	write(pending, a.store.RecordAccess)
+	if a.obs != nil {
+		write(pendingObs, a.obs.RecordObservationAccess)
 	}
 	return errors.Join(errs...)
 }

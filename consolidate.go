@@ -54,6 +54,8 @@ type passFunc func(ctx context.Context, p passRun) (map[string]int, error)
 func (e *Engine) passFuncs() map[string]passFunc {
 	return map[string]passFunc{
 		PassMerge:     e.runMerge,
+		PassDreams:    e.runDreams,  // dreams.go
+		PassArchive:   e.runArchive, // archive.go
 		PassLifecycle: e.runLifecycle,
 	}
 }
@@ -80,8 +82,9 @@ func (e *Engine) runLifecycle(ctx context.Context, p passRun) (map[string]int, e
 // with the error) and its counts, LLM calls and tokens. A pass that
 // needs an LLM (consolidate.NeedsLLM) when none is configured is
 // recorded as skipped with the reason consolidate.NoLLM and does
-// nothing. The pass uses the seeds' defaults (consolidate.NewDefaults)
-// with the bank's overrides. An unknown pass is EINVALID naming the
+// nothing. The pass uses the engine's defaults
+// (Config.ConsolidationDefaults, else consolidate.NewDefaults) with the
+// bank's overrides. An unknown pass is EINVALID naming the
 // passes; an unknown bank ENOTFOUND. A pass that fails returns its
 // record and the error.
 func (e *Engine) Consolidate(ctx context.Context, bank, pass string) (*memory.Run, error) {
@@ -146,7 +149,7 @@ func (e *Engine) bankConsolidation(ctx context.Context, bank string) (consolidat
 	if _, err := e.store.Bank(ctx, bank); err != nil {
 		return consolidate.Defaults{}, consolidate.RunnerConfig{}, err
 	}
-	return consolidate.NewDefaults(), e.runnerCfg, nil
+	return e.passDefaults, e.runnerCfg, nil
 }
 
 // Runs lists bank's consolidation runs, newest first, at most limit (0:

@@ -100,9 +100,20 @@ func (e *Engine) Invalidate(ctx context.Context, bank string, ids []string, reas
 // Restore makes archived facts active again, as they were before
 // Invalidate (or the archival pass); recall finds them at once. It is
 // all or nothing, like Invalidate; facts already active are left as they
-// are. It returns the ids that changed.
+// are. Each restored fact counts one access (someone asked for it back),
+// so that the archival pass, which archives facts nobody uses, does not
+// take it again the next night. It returns the ids that changed.
 func (e *Engine) Restore(ctx context.Context, bank string, ids []string) ([]string, error) {
-	return e.setStatus(ctx, bank, ids, memory.StatusActive)
+	bank = defaultBank(bank)
+	changed, err := e.setStatus(ctx, bank, ids, memory.StatusActive)
+	if err != nil || len(changed) == 0 {
+		return changed, err
+	}
+	if err := e.store.RecordAccess(ctx, bank, changed, e.now()); err != nil {
+		// Restored all the same; only the next archival may take them again.
+		e.log.Warn("record access of restored facts", "bank", bank, "err", err)
+	}
+	return changed, nil
 }
 
 // setStatus moves facts to status to (memory.Lifecycle).

@@ -86,6 +86,12 @@ type Config struct {
 	// facts, idle, daily); zero fields mean the seeds' defaults
 	// (consolidate.RunnerConfig), negative turns a trigger off.
 	Consolidation consolidate.RunnerConfig
+	// ConsolidationDefaults are the consolidation passes' numbers every
+	// bank starts from (turn dreams on for every bank with
+	// Dream.Enabled); nil means consolidate.NewDefaults(), in which
+	// dreams are off. Engine.Consolidate checks them
+	// (consolidate.Defaults.Validate) when a pass runs.
+	ConsolidationDefaults *consolidate.Defaults
 }
 
 // Engine is mnemo: banks, retain and recall over one store. It is safe
@@ -109,6 +115,9 @@ type Engine struct {
 	sessions *sessionBuffer  // session.go
 	// runnerCfg is the consolidation runner's config (runner.go).
 	runnerCfg consolidate.RunnerConfig
+	// passDefaults are the passes' numbers before a bank's overrides
+	// (Config.ConsolidationDefaults).
+	passDefaults consolidate.Defaults
 
 	// The background loops run under ctx (background.go); Close cancels
 	// it and waits for wg.
@@ -159,7 +168,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if guard == nil {
 		guard = provider.NewGuard()
 	}
-	e := &Engine{store: st, emb: emb, now: now, log: log, guard: guard}
+	e := &Engine{store: st, emb: emb, now: now, log: log, guard: guard, passDefaults: consolidate.NewDefaults()}
+	if cfg.ConsolidationDefaults != nil {
+		e.passDefaults = *cfg.ConsolidationDefaults
+	}
 	if cfg.LLM != nil {
 		llm := guard.LLM(cfg.LLM)
 		e.llm = llm
@@ -305,6 +317,14 @@ func (e *Engine) Recall(ctx context.Context, q memory.Query) (*memory.Recollecti
 			ids[i] = r.Fact.ID
 		}
 		e.access.record(q.BankID, ids)
+	}
+	if e.access != nil && len(rec.Observations) > 0 {
+		// Archival keeps observations that are recalled (archive.go).
+		ids := make([]string, len(rec.Observations))
+		for i, o := range rec.Observations {
+			ids[i] = o.Observation.ID
+		}
+		e.access.recordObservations(q.BankID, ids)
 	}
 	return rec, nil
 }

@@ -113,7 +113,10 @@ func (e *Engine) consolidationState(ctx context.Context, bank string) (consolida
 		if pr.Started.IsZero() {
 			pr.Started = r.StartedAt
 		}
-		if pr.OK.IsZero() && r.Status == memory.RunOK {
+		// A skipped run (no LLM, dreams off) did all it was going to do:
+		// the facts before it went through it. Counting it as not ok
+		// would keep the idle trigger due forever.
+		if pr.OK.IsZero() && (r.Status == memory.RunOK || r.Status == memory.RunSkipped) {
 			pr.OK = r.StartedAt
 		}
 		s.Passes[r.Pass] = pr

@@ -108,7 +108,7 @@ func (c RunnerConfig) Tick() time.Duration {
 // that ended ok.
 type PassRun struct {
 	Started time.Time // the latest run, whatever its end; zero: never
-	OK      time.Time // the latest run that ended ok; zero: never
+	OK      time.Time // the latest run that ended ok or skipped; zero: never
 }
 
 // BankState is what the runner knows of one bank when it decides.
