@@ -86,6 +86,10 @@ func TestKeys(t *testing.T) {
 		{wire.ObservationChange{}, "previous changed_at reason"},
 		{wire.ObservationList{}, "observations"},
 		{wire.Consolidate{}, "pass"},
+		{wire.Dream{}, "id bridge insight source_fact_ids created_at"},
+		{wire.DreamList{}, "dreams"},
+		{wire.ObservationIDs{}, "ids"},
+		{wire.Restored{}, "facts observations"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

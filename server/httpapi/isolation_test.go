@@ -81,6 +81,8 @@ func TestServer_Isolation(t *testing.T) {
 		{"GET", "/v1/banks/%s/runs", nil},
 		{"GET", "/v1/banks/%s/tiers", nil},
 		{"GET", "/v1/banks/%s/observations", nil},
+		{"GET", "/v1/banks/%s/dreams", nil},
+		{"POST", "/v1/banks/%s/observations/restore", `{"ids":["o1"]}`},
 	}
 	for _, key := range []string{keyAAdmin, keyARead} {
 		for _, r := range routes {

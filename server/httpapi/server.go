@@ -182,4 +182,5 @@ func (s *Server) register() {
 	s.registerBlocks()      // blocks.go
 	s.registerKeys()        // keys.go
 	s.registerConsolidate() // consolidate.go
+	s.registerDreams()      // dreams.go
 }
