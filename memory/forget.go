@@ -28,6 +28,9 @@ import (
 //     source goes is removed, otherwise its source list shrinks and its
 //     remaining source facts have ConsolidatedAt cleared, so the next
 //     consolidation revisits (re-words) it;
+//   - the dreams it is a source of: a dream citing it is removed whole
+//     (its insight was worded from the fact, and a dream is never
+//     re-worded);
 //   - the chunks it came from (their text held its words; facts of the
 //     same chunk that stay keep their text and lose their ChunkID), and
 //     the raw content of its document (cleared; the content hash stays,
@@ -115,6 +118,8 @@ type ForgetCounts struct {
 	Reconsolidate int `json:"reconsolidate"`
 	Chunks        int `json:"chunks"`
 	Documents     int `json:"documents"`
+	// Dreams counts the dreams removed with a source.
+	Dreams int `json:"dreams"`
 }
 
 // ValidateForgetIDs checks the ids of a Forget call and returns them

@@ -44,6 +44,7 @@ type ForgetCounts struct {
 	Reconsolidate   int `json:"reconsolidate"`
 	Chunks          int `json:"chunks"`
 	Documents       int `json:"documents"`
+	Dreams          int `json:"dreams"`
 }
 
 // NewForgetCounts shapes counts.

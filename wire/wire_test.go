@@ -45,7 +45,7 @@ func TestKeys(t *testing.T) {
 		{wire.Retained{}, "bank stored pending result message"},
 		{wire.Forget{}, "bank dry_run facts counts record"},
 		{wire.ForgetFact{}, "id text"},
-		{wire.ForgetCounts{}, "facts links refs entities relations relations_shrunk observations reconsolidate chunks documents"},
+		{wire.ForgetCounts{}, "facts links refs entities relations relations_shrunk observations reconsolidate chunks documents dreams"},
 		{wire.ForgetSelector{}, "ids query entity document from to"},
 		{wire.ForgetRecord{}, "id at actor selector counts"},
 		{wire.Fact{}, "id seq text speaker kind category status confidence importance sensitivity tags document_id source_ref evidence occurred_start occurred_end mentioned_at valid_from valid_to created_at expired_at superseded_by access_count reinforcement_count"},

@@ -19,7 +19,7 @@ var _ memory.Forgetter = (*Store)(nil)
 // forgetTables are the tables a forget deletes rows from, vacuumed after
 // it (docs/postgres.md, "Forgetting").
 var forgetTables = []string{"facts", "fact_lexemes", "doc_lexemes", "doc_stats", "lexemes", "entity_refs", "links",
-	"entities", "entity_aliases", "cooccurrences", "relations", "observations", "chunks", "documents"}
+	"entities", "entity_aliases", "cooccurrences", "relations", "observations", "dreams", "chunks", "documents"}
 
 // Forget implements memory.Forgetter: one transaction under the bank's
 // write lock, then a VACUUM of the tables it deleted from (outside the
@@ -380,6 +380,12 @@ func forgetSupport(ctx context.Context, tx pgx.Tx, bank string, ids []string, c 
 		}
 		c.Reconsolidate++
 	}
+	// A dream worded from a forgotten fact goes whole.
+	ct, err := tx.Exec(ctx, `DELETE FROM dreams WHERE bank_id = $1 AND source_fact_ids && $2::text[]`, bank, ids)
+	if err != nil {
+		return fmt.Errorf("forget dreams: %w", err)
+	}
+	c.Dreams += int(ct.RowsAffected())
 	return nil
 }
 

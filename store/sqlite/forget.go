@@ -406,7 +406,15 @@ func forgetSupport(ctx context.Context, tx *sql.Tx, bank, list string, c *memory
 			return err
 		}
 	}
-	return nil
+	// A dream worded from a forgotten fact goes whole.
+	res, err := tx.ExecContext(ctx, `DELETE FROM dreams WHERE bank_id = ?1
+		AND EXISTS (SELECT 1 FROM json_each(dreams.source_fact_ids) j WHERE j.value IN (SELECT value FROM json_each(?2)))`, bank, list)
+	if err != nil {
+		return fmt.Errorf("forget dreams: %w", err)
+	}
+	n, err := res.RowsAffected()
+	c.Dreams += int(n)
+	return err
 }
 
 // ForgetSelect implements memory.Forgetter.

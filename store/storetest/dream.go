@@ -199,3 +199,32 @@ func checkVector(t *testing.T, what string, got, want []float32) {
 		}
 	}
 }
+
+// Forgetting a fact removes the dreams it is a source of, whole (their
+// insight was worded from it), and counts them; other dreams stay.
+func testDreamsForget(e *env) {
+	ds := e.dreams()
+	e.newBank("b")
+	e.writeNew(NewTestBatch("b", "d", "Zara swims on Monday", "Zara bakes rye bread", "Zara reads poetry"))
+	f := func(i int) string { return TestFactID("d", i) }
+	if err := ds.PutDreams(e.ctx, "b", []*memory.Dream{
+		testDream("dr1", "rhythm", "Zara swims the way she kneads.", 0, f(0), f(1)),
+		testDream("dr2", "quiet", "Zara bakes to the metre of her poems.", 1, f(1), f(2)),
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	rec := e.forget("b", f(0))
+	if rec.Counts.Dreams != 1 {
+		e.t.Errorf("Forget(f0) counts: %+v, want 1 dream removed", rec.Counts)
+	}
+	got, _ := ds.ListDreams(e.ctx, "b", 0)
+	if len(got) != 1 || got[0].ID != "dr2" {
+		e.t.Errorf("dreams after forgetting f0: %d, want dr2 alone", len(got))
+	}
+	if rec := e.forget("b", f(2)); rec.Counts.Dreams != 1 {
+		e.t.Errorf("Forget(f2) counts: %+v, want 1 dream removed", rec.Counts)
+	}
+	if got, _ := ds.ListDreams(e.ctx, "b", 0); len(got) != 0 {
+		e.t.Errorf("dreams after forgetting f2: %d, want none", len(got))
+	}
+}

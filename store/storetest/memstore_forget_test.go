@@ -179,6 +179,12 @@ func (b *memBank) forget(ids []string, c *memory.ForgetCounts) {
 		}
 		c.Reconsolidate++
 	}
+	for id, d := range b.dreams {
+		if slices.ContainsFunc(d.SourceFactIDs, func(f string) bool { return gone[f] }) {
+			delete(b.dreams, id)
+			c.Dreams++
+		}
+	}
 	for id := range gone {
 		delete(b.facts, id)
 	}

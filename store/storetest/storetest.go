@@ -171,7 +171,7 @@ var suite = []struct {
 	{"Merge", []testCase{{"Move", testMergeMove}, {"Again", testMergeAgain}, {"Errors", testMergeErrors}}},              // merge.go: memory.FactMerger
 	{"Consolidate", []testCase{{"Runs", testRunsRoundTrip}, {"RunsErrors", testRunsErrors}, {"Decay", testDecayApply}}}, // consolidate.go: memory.Runs, memory.Decay
 	{"Dreams", []testCase{ // dream.go: memory.Dreams, memory.FactVectors
-		{"RoundTrip", testDreamsRoundTrip}, {"Errors", testDreamsErrors}, {"NeverSearched", testDreamsNeverSearched}, {"FactEmbeddings", testFactEmbeddings},
+		{"RoundTrip", testDreamsRoundTrip}, {"Errors", testDreamsErrors}, {"NeverSearched", testDreamsNeverSearched}, {"Forget", testDreamsForget}, {"FactEmbeddings", testFactEmbeddings},
 	}},
 	{"ObservationStatus", []testCase{ // observationstatus.go: memory.ObservationLifecycle
 		{"RoundTrip", testObservationStatusRoundTrip}, {"Errors", testObservationStatusErrors}, {"Access", testObservationAccess},
