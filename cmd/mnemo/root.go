@@ -126,8 +126,8 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newFactsCmd(g), newAboutCmd(g))
 	root.AddCommand(newServeCmd(g)) // serve.go
 	root.AddCommand(newConsolidateCmd(g), newRunsCmd(g), newTiersCmd(g))
-	root.AddCommand(newObservationsCmd(g))             // observations.go
-	root.AddCommand(newDreamsCmd(g), newRestoreCmd(g)) // dreams.go, restore.go
+	root.AddCommand(newObservationsCmd(g)) // observations.go
+	root.AddCommand(newDreamsCmd(g), newRestoreCmd(g))
 	typeUsageErrors(root)
 	return root, g
 }
