@@ -150,9 +150,9 @@ func (r *DreamResult) Counts() map[string]int {
 // Dreams is the dream pass (seed 000 "Dream Pass"; DESIGN §6): it finds
 // cross-domain insights between unrelated clusters of the bank's facts.
 //
-//  1. The newest d.Sample active facts that are not sensitive are read
-//     with their stored vectors (nothing is embedded again); with fewer
-//     than d.MinFacts the pass is skipped.
+//  1. The newest d.Sample active facts are read, and those that are not
+//     sensitive kept with their stored vectors (nothing is embedded
+//     again); with fewer than d.MinFacts the pass is skipped.
 //  2. k-means (cosine, k-means++ start) groups them into k clusters. Its
 //     random choices, and the pairs', come from a generator seeded with
 //     now: a run is reproducible from its time.
@@ -275,18 +275,20 @@ func Dreams(ctx context.Context, st DreamStore, llm memory.LLM, emb memory.Embed
 	return res, nil
 }
 
-// sampleFacts reads the newest n active, not sensitive facts of a bank
-// that have a stored vector, with their vectors (normalised), in the
-// order listed.
+// sampleFacts reads the newest n active facts of a bank and returns
+// those that are not sensitive and have a stored vector, with their
+// vectors (normalised), in the order listed. It reads n facts at most,
+// whatever the bank holds.
 func sampleFacts(ctx context.Context, st DreamStore, bank string, n int) ([]*memory.Fact, [][]float32, error) {
 	var facts []*memory.Fact
 	q := memory.FactQuery{Statuses: []memory.Status{memory.StatusActive}}
-	for len(facts) < n {
-		q.Limit = min(n-len(facts), memory.MaxPageSize)
+	for listed := 0; listed < n; {
+		q.Limit = min(n-listed, memory.MaxPageSize)
 		page, err := st.ListFacts(ctx, bank, q)
 		if err != nil {
 			return nil, nil, fmt.Errorf("dreams: list facts: %w", err)
 		}
+		listed += len(page.Facts)
 		for _, f := range page.Facts {
 			// Sensitive facts stay out of dreams, as they stay out of
 			// recall unless asked for.
