@@ -2,6 +2,7 @@ package mnemo_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -88,7 +89,7 @@ func TestEngine_Archive(t *testing.T) {
 		t.Fatalf("Consolidate(archive): %v", err)
 	}
 	want := map[string]int{"facts_scanned": 5, "facts_archived": 2, "observations_scanned": 2, "observations_archived": 1}
-	if r.Status != memory.RunOK || !sameCounts(r.Counts, want) || r.LLMCalls != 0 {
+	if r.Status != memory.RunOK || !maps.Equal(r.Counts, want) || r.LLMCalls != 0 {
 		t.Fatalf("run: %+v, want ok with %v and no LLM", r, want)
 	}
 	if fact, o := recalls(t, eng, question, "level three", "o-garage"); fact || o {

@@ -3,6 +3,7 @@ package mnemo_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,7 +130,7 @@ func TestEngine_Dreams(t *testing.T) {
 		t.Fatalf("Consolidate(dreams): %v", err)
 	}
 	want := map[string]int{"sampled": 24, "clusters": 3, "pairs": 3, "bridged": 2, "failed": 0, "kept": 1, "duplicates": 0, "stored": 1}
-	if r.Status != memory.RunOK || !sameCounts(r.Counts, want) || r.LLMCalls != 4 {
+	if r.Status != memory.RunOK || !maps.Equal(r.Counts, want) || r.LLMCalls != 4 {
 		t.Fatalf("run: %+v, want ok with %v and 4 LLM calls", r, want)
 	}
 	evals := 0
@@ -199,16 +200,4 @@ func TestEngine_Dreams_Off(t *testing.T) {
 	if _, err := eng.Dreams(ctx, "nope", 0); memory.ErrorCode(err) != memory.ENOTFOUND {
 		t.Errorf("Dreams(unknown bank): %v, want ENOTFOUND", err)
 	}
-}
-
-func sameCounts(got, want map[string]int) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for k, v := range want {
-		if got[k] != v {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package consolidate_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -162,7 +163,7 @@ func TestArchive(t *testing.T) {
 		t.Fatalf("Archive: %v", err)
 	}
 	want := map[string]int{"facts_scanned": 7, "facts_archived": 3, "observations_scanned": 3, "observations_archived": 1}
-	if got := res.Counts(); !equalCounts(got, want) {
+	if got := res.Counts(); !maps.Equal(got, want) {
 		t.Errorf("counts %v, want %v", got, want)
 	}
 	facts, _ := st.Facts(ctx, "b", storetestIDs(w))

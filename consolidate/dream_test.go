@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -194,7 +195,7 @@ func TestDreams(t *testing.T) {
 	// 24 facts, 3 clusters, 3 pairs; garden+sourdough has no insight,
 	// the evaluator rejects garden+marathon's.
 	want := map[string]int{"sampled": 24, "clusters": 3, "pairs": 3, "bridged": 2, "failed": 0, "kept": 1, "duplicates": 0, "stored": 1}
-	if got := res.Counts(); !equalCounts(got, want) {
+	if got := res.Counts(); !maps.Equal(got, want) {
 		t.Errorf("counts %v, want %v", got, want)
 	}
 	if got := llm.stages(); len(got) != 4 || got[3] != consolidate.StageDreamEvaluate {
@@ -394,16 +395,4 @@ func TestKMeans(t *testing.T) {
 	if got := consolidate.KMeans(nil, 3, 20, rand.New(rand.NewPCG(1, 1))); got != nil {
 		t.Errorf("no vectors: %v", got)
 	}
-}
-
-func equalCounts(got, want map[string]int) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for k, v := range want {
-		if got[k] != v {
-			return false
-		}
-	}
-	return true
 }
