@@ -37,7 +37,10 @@ func window(b *strings.Builder, args []any, col string, from, to time.Time) []an
 // BusyEntities implements memory.EntityTimelines: the facts of the
 // window come from the event-time index (facts_event_time), their refs
 // by primary key, grouped by entity; a mark is one primary-key lookup
-// per group.
+// per group. The join order is forced (INDEXED BY, CROSS JOIN): left to
+// itself the planner walks every ref of the bank in entity order, to
+// group without sorting, which costs the whole bank instead of the
+// window.
 func (s *Store) BusyEntities(ctx context.Context, bankID string, q memory.BusyQuery) ([]memory.BusyEntity, error) {
 	q, err := q.Validate()
 	if err != nil {
@@ -50,7 +53,7 @@ func (s *Store) BusyEntities(ctx context.Context, bankID string, q memory.BusyQu
 	args := []any{bankID}
 	b.WriteString(`WITH recent AS (
 		SELECT r.entity_id, COUNT(*) AS n, MAX(f.seq) AS newest
-		FROM facts f JOIN entity_refs r ON r.bank_id = f.bank_id AND r.fact_id = f.id
+		FROM facts f INDEXED BY facts_event_time CROSS JOIN entity_refs r ON r.bank_id = f.bank_id AND r.fact_id = f.id
 		WHERE f.bank_id = ? AND f.status = 'active'`)
 	args = window(&b, args, "f.event_time", q.From, q.To)
 	b.WriteString(` GROUP BY r.entity_id HAVING COUNT(*) >= ?)
@@ -79,7 +82,9 @@ func (s *Store) BusyEntities(ctx context.Context, bankID string, q memory.BusyQu
 }
 
 // EntityTimeline implements memory.EntityTimelines: the entity's refs
-// from entity_refs_entity, their facts by primary key.
+// from entity_refs_entity, their facts by primary key (the join order
+// forced, so that a busy window of other entities' facts is never
+// walked).
 func (s *Store) EntityTimeline(ctx context.Context, bankID, entityID string, from, to time.Time, limit int) ([]*memory.Fact, error) {
 	limit, err := memory.PageLimit(limit)
 	if err != nil {
@@ -89,11 +94,11 @@ func (s *Store) EntityTimeline(ctx context.Context, bankID, entityID string, fro
 		return nil, err
 	}
 	var b strings.Builder
-	args := []any{bankID, bankID, entityID}
-	b.WriteString(`SELECT ` + factColumns + ` FROM facts WHERE bank_id = ? AND status = 'active'
-		AND id IN (SELECT fact_id FROM entity_refs WHERE bank_id = ? AND entity_id = ?)`)
-	args = window(&b, args, "event_time", from, to)
-	b.WriteString(` ORDER BY event_time DESC, seq DESC LIMIT ?`)
+	args := []any{bankID, entityID}
+	b.WriteString(`SELECT ` + prefixedFactColumns + ` FROM entity_refs r CROSS JOIN facts f ON f.bank_id = r.bank_id AND f.id = r.fact_id
+		WHERE r.bank_id = ? AND r.entity_id = ? AND f.status = 'active'`)
+	args = window(&b, args, "f.event_time", from, to)
+	b.WriteString(` ORDER BY f.event_time DESC, f.seq DESC LIMIT ?`)
 	args = append(args, limit)
 	fs, err := s.queryFacts(ctx, bankID, b.String(), args...)
 	if err != nil {
@@ -104,6 +109,15 @@ func (s *Store) EntityTimeline(ctx context.Context, bankID, entityID string, fro
 	}
 	return fs, nil
 }
+
+// prefixedFactColumns is factColumns of the table named f.
+var prefixedFactColumns = func() string {
+	cols := strings.Split(factColumns, ",")
+	for i, c := range cols {
+		cols[i] = "f." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}()
 
 // queryFacts runs a query selecting factColumns.
 func (s *Store) queryFacts(ctx context.Context, bankID, query string, args ...any) ([]*memory.Fact, error) {
