@@ -85,25 +85,25 @@ func DefaultL2Types() []memory.EntityType {
 // Passes use it as given and never change it.
 type Defaults struct {
 	// Fact decay (seed 002).
-	RecencyHalfLife       time.Duration
-	ImportanceFloor       float64
-	AccessDivisor         float64
-	AccessBoostMax        float64
-	ReinforcementDivisor  float64
-	ReinforcementBoostMax float64
+	RecencyHalfLife       time.Duration `json:"recency_half_life"`
+	ImportanceFloor       float64       `json:"importance_floor"`
+	AccessDivisor         float64       `json:"access_divisor"`
+	AccessBoostMax        float64       `json:"access_boost_max"`
+	ReinforcementDivisor  float64       `json:"reinforcement_divisor"`
+	ReinforcementBoostMax float64       `json:"reinforcement_boost_max"`
 	// Entity salience and tiers (seed 004).
-	SalienceHalfLife       time.Duration
-	EvergreenTypes         []memory.EntityType
-	EvergreenFloor         float64
-	L1MinAge               time.Duration
-	L1MinEpisodes          int
-	L2MinAge               time.Duration
-	L2Types                []memory.EntityType
-	EarlyPromotionEpisodes int
-	LowSalience            float64
+	SalienceHalfLife       time.Duration       `json:"salience_half_life"`
+	EvergreenTypes         []memory.EntityType `json:"evergreen_types"`
+	EvergreenFloor         float64             `json:"evergreen_floor"`
+	L1MinAge               time.Duration       `json:"l1_min_age"`
+	L1MinEpisodes          int                 `json:"l1_min_episodes"`
+	L2MinAge               time.Duration       `json:"l2_min_age"`
+	L2Types                []memory.EntityType `json:"l2_types"`
+	EarlyPromotionEpisodes int                 `json:"early_promotion_episodes"`
+	LowSalience            float64             `json:"low_salience"`
 	// BatchSize is the page size of the passes' walks (at most
 	// memory.MaxPageSize).
-	BatchSize int
+	BatchSize int `json:"batch_size"`
 
 	// The other passes' numbers, one struct per pass, in its file.
 	Observe          ObserveDefaults

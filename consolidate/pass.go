@@ -116,3 +116,9 @@ func Known(pass string) bool { return slices.Contains(Order, pass) }
 type Skipped struct{ Reason string }
 
 func (s *Skipped) Error() string { return "skipped: " + s.Reason }
+
+// Off reports whether d turns pass off for a bank: a pass off by default
+// (the dream pass) until its switch is on.
+func (d Defaults) Off(pass string) bool {
+	return false
+}
