@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"strings"
 	"time"
 
@@ -53,6 +54,7 @@ type passFunc func(ctx context.Context, p passRun) (map[string]int, error)
 // store, embedder and clock.
 func (e *Engine) passFuncs() map[string]passFunc {
 	return map[string]passFunc{
+		PassTemporal:  e.runTemporal,
 		PassMerge:     e.runMerge,
 		PassLifecycle: e.runLifecycle,
 	}
@@ -66,12 +68,28 @@ func (e *Engine) runMerge(ctx context.Context, p passRun) (map[string]int, error
 	return res.Counts(), err
 }
 
+// runLifecycle scores the importance of unscored facts first when an
+// LLM is configured (consolidate.ScoreImportance), so that the decay
+// scores the lifecycle computes next read it; offline it is the
+// lifecycle alone.
 func (e *Engine) runLifecycle(ctx context.Context, p passRun) (map[string]int, error) {
+	var scored map[string]int
+	if p.llm != nil {
+		imp, err := consolidate.ScoreImportance(ctx, e.store, p.llm, p.bank, p.now, p.d.Importance)
+		if imp != nil {
+			scored = imp.Counts()
+		}
+		if err != nil {
+			return scored, err
+		}
+	}
 	res, err := consolidate.Lifecycle(ctx, e.store, p.bank, p.now, p.d)
 	if res == nil {
-		return nil, err
+		return scored, err
 	}
-	return res.Counts(), err
+	counts := res.Counts()
+	maps.Copy(counts, scored)
+	return counts, err
 }
 
 // Consolidate runs one consolidation pass over bank now and returns its

@@ -114,6 +114,10 @@ type Defaults struct {
 	Dream            DreamDefaults
 	Archive          ArchiveDefaults
 	ShortTerm        ShortTermDefaults
+
+	// Importance scoring, part of the lifecycle when an LLM is
+	// configured (importance.go).
+	Importance ImportanceDefaults
 }
 
 // NewDefaults returns the seeds' numbers.
@@ -143,6 +147,8 @@ func NewDefaults() Defaults {
 		Dream:                  defaultDreamDefaults(),
 		Archive:                defaultArchiveDefaults(),
 		ShortTerm:              defaultShortTermDefaults(),
+
+		Importance: defaultImportanceDefaults(),
 	}
 }
 

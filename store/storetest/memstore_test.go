@@ -49,6 +49,7 @@ type memBank struct {
 	blocks       map[string]*memory.Block // by name; memstore_block_test.go
 	forgetLog    []*memory.ForgetRecord   // oldest first; memstore_forget_test.go
 	consolidate  *memConsolidate          // runs and tier log; memstore_consolidate_test.go
+	temporal     *memTemporal             // entity and importance marks; memstore_temporal_test.go
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.

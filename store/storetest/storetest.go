@@ -170,6 +170,10 @@ var suite = []struct {
 	}},
 	{"Merge", []testCase{{"Move", testMergeMove}, {"Again", testMergeAgain}, {"Errors", testMergeErrors}}},              // merge.go: memory.FactMerger
 	{"Consolidate", []testCase{{"Runs", testRunsRoundTrip}, {"RunsErrors", testRunsErrors}, {"Decay", testDecayApply}}}, // consolidate.go: memory.Runs, memory.Decay
+	{"Temporal", []testCase{ // temporal.go: memory.EntityTimelines, memory.ImportanceScores
+		{"Busy", testTemporalBusy}, {"Marks", testTemporalMarks}, {"Timeline", testTemporalTimeline},
+		{"Importance", testTemporalImportance}, {"Errors", testTemporalErrors},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
