@@ -16,6 +16,9 @@ func (e *Engine) UpdateBank(ctx context.Context, name string, s memory.BankSetti
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if _, _, err := consolidationSettings(s, e.runnerCfg); err != nil {
+		return nil, err
+	}
 	if err := e.store.SetBankSettings(ctx, name, s); err != nil {
 		return nil, err
 	}

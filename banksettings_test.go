@@ -2,6 +2,7 @@ package mnemo_test
 
 import (
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -25,14 +26,14 @@ func TestEngine_UpdateBank(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.Settings != want {
+		if !reflect.DeepEqual(b.Settings, want) {
 			t.Errorf("returned settings = %+v, want %+v", b.Settings, want)
 		}
 		got, err := eng.Bank(ctx, "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Settings != want {
+		if !reflect.DeepEqual(got.Settings, want) {
 			t.Errorf("stored settings = %+v, want %+v", got.Settings, want)
 		}
 	})
@@ -43,7 +44,7 @@ func TestEngine_UpdateBank(t *testing.T) {
 			t.Errorf("UpdateBank(empathy 7) code = %q, want %q", got, memory.EINVALID)
 		}
 		after, _ := eng.Bank(ctx, "alice")
-		if after.Settings != before.Settings {
+		if !reflect.DeepEqual(after.Settings, before.Settings) {
 			t.Errorf("refused update changed settings: %+v → %+v", before.Settings, after.Settings)
 		}
 	})
@@ -87,7 +88,7 @@ func TestEngine_ChangeBank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (memory.BankSettings{Skepticism: 4, Literalism: 2, Empathy: 5, Mission: "m", Background: "b"}); b.Settings != want {
+	if want := (memory.BankSettings{Skepticism: 4, Literalism: 2, Empathy: 5, Mission: "m", Background: "b"}); !reflect.DeepEqual(b.Settings, want) {
 		t.Errorf("settings after concurrent changes = %+v, want %+v", b.Settings, want)
 	}
 	if _, err := eng.ChangeBank(ctx, "nobody", func(s *memory.BankSettings) { s.Empathy = 9 }); memory.ErrorCode(err) != memory.ENOTFOUND {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"strings"
 	"time"
 
@@ -53,6 +54,7 @@ type passFunc func(ctx context.Context, p passRun) (map[string]int, error)
 // store, embedder and clock.
 func (e *Engine) passFuncs() map[string]passFunc {
 	return map[string]passFunc{
+		PassTemporal:  e.runTemporal,
 		PassMerge:     e.runMerge,
 		PassDreams:    e.runDreams,  // dreams.go
 		PassArchive:   e.runArchive, // archive.go
@@ -68,12 +70,28 @@ func (e *Engine) runMerge(ctx context.Context, p passRun) (map[string]int, error
 	return res.Counts(), err
 }
 
+// runLifecycle scores the importance of unscored facts first when an
+// LLM is configured (consolidate.ScoreImportance), so that the decay
+// scores the lifecycle computes next read it; offline it is the
+// lifecycle alone.
 func (e *Engine) runLifecycle(ctx context.Context, p passRun) (map[string]int, error) {
+	var scored map[string]int
+	if p.llm != nil {
+		imp, err := consolidate.ScoreImportance(ctx, e.store, p.llm, p.bank, p.now, p.d.Importance)
+		if imp != nil {
+			scored = imp.Counts()
+		}
+		if err != nil {
+			return scored, err
+		}
+	}
 	res, err := consolidate.Lifecycle(ctx, e.store, p.bank, p.now, p.d)
 	if res == nil {
-		return nil, err
+		return scored, err
 	}
-	return res.Counts(), err
+	counts := res.Counts()
+	maps.Copy(counts, scored)
+	return counts, err
 }
 
 // Consolidate runs one consolidation pass over bank now and returns its
@@ -144,12 +162,36 @@ func (e *Engine) Consolidate(ctx context.Context, bank, pass string) (*memory.Ru
 
 // bankConsolidation returns bank's consolidation numbers and runner
 // triggers: the seeds' defaults and the engine's runner config, with the
-// bank's overrides applied. An unknown bank is ENOTFOUND.
+// bank's overrides applied (memory.BankSettings.Consolidation, and its
+// older ConsolidateInterval for the pending trigger). An unknown bank is
+// ENOTFOUND; overrides stored before a knob was renamed are EINVALID.
 func (e *Engine) bankConsolidation(ctx context.Context, bank string) (consolidate.Defaults, consolidate.RunnerConfig, error) {
-	if _, err := e.store.Bank(ctx, bank); err != nil {
+	b, err := e.store.Bank(ctx, bank)
+	if err != nil {
 		return consolidate.Defaults{}, consolidate.RunnerConfig{}, err
 	}
-	return e.passDefaults, e.runnerCfg, nil
+	return consolidationSettings(b.Settings, e.runnerCfg)
+}
+
+// consolidationSettings lays s's overrides over the defaults and rc.
+func consolidationSettings(s memory.BankSettings, rc consolidate.RunnerConfig) (consolidate.Defaults, consolidate.RunnerConfig, error) {
+	if s.ConsolidateInterval > 0 {
+		rc.PendingEvery = s.ConsolidateInterval
+	}
+	d, rc, err := consolidate.Apply(s.Consolidation, consolidate.NewDefaults(), rc)
+	return d, rc.WithDefaults(), err
+}
+
+// ConsolidationSettings lists every consolidation number and trigger of
+// bank with its value, the bank's overrides applied (consolidate.Knobs).
+// A bank sets them through its settings' Consolidation map (UpdateBank,
+// ChangeBank).
+func (e *Engine) ConsolidationSettings(ctx context.Context, bank string) ([]consolidate.Knob, error) {
+	d, rc, err := e.bankConsolidation(ctx, defaultBank(bank))
+	if err != nil {
+		return nil, err
+	}
+	return consolidate.Knobs(d, rc), nil
 }
 
 // Runs lists bank's consolidation runs, newest first, at most limit (0:
@@ -160,8 +202,40 @@ func (e *Engine) Runs(ctx context.Context, bank string, limit int) ([]*memory.Ru
 
 // Tiers counts bank's entities per tier with those of low salience and
 // those eligible for early promotion (seed 004's tier stats), as the
-// last lifecycle pass left them.
+// last lifecycle pass left them, under the bank's consolidation
+// settings.
 func (e *Engine) Tiers(ctx context.Context, bank string) (*memory.TierStats, error) {
 	bank = defaultBank(bank)
-	return consolidate.Tiers(ctx, e.store, bank, e.now(), consolidate.NewDefaults())
+	d, _, err := e.bankConsolidation(ctx, bank)
+	if err != nil {
+		return nil, err
+	}
+	return consolidate.Tiers(ctx, e.store, bank, e.now(), d)
+}
+
+// ConsolidateAll runs every pass over bank now, in consolidate.Order,
+// and returns their run records (see Consolidate): a full run on demand.
+// A pass that needs an LLM when none is configured, or that the bank
+// turns off, is recorded as skipped with its reason. Every pass is tried;
+// the first error is returned with all the records.
+func (e *Engine) ConsolidateAll(ctx context.Context, bank string) ([]*memory.Run, error) {
+	bank = defaultBank(bank)
+	if _, err := e.store.Bank(ctx, bank); err != nil {
+		return nil, err
+	}
+	var runs []*memory.Run
+	var first error
+	for _, pass := range Passes {
+		if err := ctx.Err(); err != nil {
+			return runs, err
+		}
+		r, err := e.Consolidate(ctx, bank, pass)
+		if r != nil {
+			runs = append(runs, r)
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return runs, first
 }

@@ -19,9 +19,9 @@ import (
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
-// dreamEnv is an engine with an LLM behind llmtest's scripted server
-// and the consolidation defaults d, on a new SQLite file.
-func dreamEnv(t *testing.T, d consolidate.Defaults) (*mnemo.Engine, *llmtest.Server, *clock) {
+// dreamEnv is an engine with an LLM behind llmtest's scripted server, on
+// a new SQLite file, with bank b under the consolidation settings over.
+func dreamEnv(t *testing.T, over map[string]string) (*mnemo.Engine, *llmtest.Server, *clock) {
 	t.Helper()
 	srv := llmtest.NewServer()
 	t.Cleanup(srv.Close)
@@ -29,20 +29,25 @@ func dreamEnv(t *testing.T, d consolidate.Defaults) (*mnemo.Engine, *llmtest.Ser
 	g.Backoff, g.MaxBackoff, g.Timeout = time.Millisecond, 5*time.Millisecond, 2*time.Second
 	c := &clock{t: time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)}
 	eng, err := mnemo.Open(t.Context(), mnemo.Config{
-		DB:                    filepath.Join(t.TempDir(), "mnemo.db"),
-		LLM:                   openai.New(openai.Config{BaseURL: srv.URL(), APIKey: "sk-test", Model: "scripted"}),
-		Guard:                 g,
-		Now:                   c.now,
-		AccessFlush:           -1,
-		JobPoll:               -1,
-		SessionIdle:           -1,
-		ConsolidationDefaults: &d,
-		Consolidation:         consolidate.RunnerConfig{PendingEvery: -1, Idle: -1, DailyAt: -1},
+		DB:            filepath.Join(t.TempDir(), "mnemo.db"),
+		LLM:           openai.New(openai.Config{BaseURL: srv.URL(), APIKey: "sk-test", Model: "scripted"}),
+		Guard:         g,
+		Now:           c.now,
+		AccessFlush:   -1,
+		JobPoll:       -1,
+		SessionIdle:   -1,
+		Consolidation: consolidate.RunnerConfig{PendingEvery: -1, Idle: -1, DailyAt: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
+	if _, err := eng.CreateBank(t.Context(), "b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.ChangeBank(t.Context(), "b", func(s *memory.BankSettings) { s.Consolidation = over }); err != nil {
+		t.Fatal(err)
+	}
 	return eng, srv, c
 }
 
@@ -95,12 +100,8 @@ func chatHas(r llmtest.Request, words ...string) bool {
 // duplicate; recall never returns a dream.
 func TestEngine_Dreams(t *testing.T) {
 	ctx := context.Background()
-	d := consolidate.NewDefaults()
-	d.Dream.Enabled, d.Dream.MinClusters = true, 3
-	eng, srv, c := dreamEnv(t, d)
-	if _, err := eng.CreateBank(ctx, "b"); err != nil {
-		t.Fatal(err)
-	}
+	// Dreams on, k = 3: one cluster per topic.
+	eng, srv, c := dreamEnv(t, map[string]string{"dreams": "on", "dream_min_clusters": "3"})
 	var texts []string
 	for i := range 8 {
 		texts = append(texts,
@@ -179,10 +180,7 @@ func TestEngine_Dreams(t *testing.T) {
 // with the reason, and asks the model nothing.
 func TestEngine_Dreams_Off(t *testing.T) {
 	ctx := context.Background()
-	eng, srv, _ := dreamEnv(t, consolidate.NewDefaults())
-	if _, err := eng.CreateBank(ctx, "b"); err != nil {
-		t.Fatal(err)
-	}
+	eng, srv, _ := dreamEnv(t, nil)
 	r, err := eng.Consolidate(ctx, "b", mnemo.PassDreams)
 	if err != nil || r.Status != memory.RunSkipped || r.Reason != consolidate.DreamsOff || r.LLMCalls != 0 {
 		t.Errorf("dreams off: %+v, %v; want skipped, %q", r, err, consolidate.DreamsOff)

@@ -86,12 +86,6 @@ type Config struct {
 	// facts, idle, daily); zero fields mean the seeds' defaults
 	// (consolidate.RunnerConfig), negative turns a trigger off.
 	Consolidation consolidate.RunnerConfig
-	// ConsolidationDefaults are the consolidation passes' numbers every
-	// bank starts from (turn dreams on for every bank with
-	// Dream.Enabled); nil means consolidate.NewDefaults(), in which
-	// dreams are off. Engine.Consolidate checks them
-	// (consolidate.Defaults.Validate) when a pass runs.
-	ConsolidationDefaults *consolidate.Defaults
 }
 
 // Engine is mnemo: banks, retain and recall over one store. It is safe
@@ -115,9 +109,6 @@ type Engine struct {
 	sessions *sessionBuffer  // session.go
 	// runnerCfg is the consolidation runner's config (runner.go).
 	runnerCfg consolidate.RunnerConfig
-	// passDefaults are the passes' numbers before a bank's overrides
-	// (Config.ConsolidationDefaults).
-	passDefaults consolidate.Defaults
 
 	// The background loops run under ctx (background.go); Close cancels
 	// it and waits for wg.
@@ -168,10 +159,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if guard == nil {
 		guard = provider.NewGuard()
 	}
-	e := &Engine{store: st, emb: emb, now: now, log: log, guard: guard, passDefaults: consolidate.NewDefaults()}
-	if cfg.ConsolidationDefaults != nil {
-		e.passDefaults = *cfg.ConsolidationDefaults
-	}
+	e := &Engine{store: st, emb: emb, now: now, log: log, guard: guard}
 	if cfg.LLM != nil {
 		llm := guard.LLM(cfg.LLM)
 		e.llm = llm

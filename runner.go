@@ -58,12 +58,17 @@ func (e *Engine) scheduleBank(ctx context.Context, bank string) (*memory.Job, er
 	if err != nil {
 		return nil, err
 	}
+	d, rc, err := e.bankConsolidation(ctx, bank)
+	if err != nil {
+		return nil, err
+	}
+	state.Full, state.Pending = consolidate.Enabled(d, e.llm != nil)
 	now := e.now().UTC().Truncate(time.Microsecond)
-	triggers := consolidate.Due(state, now, e.runnerCfg)
+	triggers := consolidate.Due(state, now, rc)
 	if len(triggers) == 0 {
 		return nil, nil
 	}
-	payload, err := json.Marshal(consolidate.JobPayload{Bank: bank, Passes: consolidate.Passes(triggers), Triggers: triggers})
+	payload, err := json.Marshal(consolidate.JobPayload{Bank: bank, Passes: state.PassesFor(triggers), Triggers: triggers})
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +118,8 @@ func (e *Engine) consolidationState(ctx context.Context, bank string) (consolida
 		if pr.Started.IsZero() {
 			pr.Started = r.StartedAt
 		}
-		// A skipped run (no LLM, dreams off) did all it was going to do:
-		// the facts before it went through it. Counting it as not ok
-		// would keep the idle trigger due forever.
+		// A skipped run did all it could: the pass is not due again for
+		// the same facts.
 		if pr.OK.IsZero() && (r.Status == memory.RunOK || r.Status == memory.RunSkipped) {
 			pr.OK = r.StartedAt
 		}

@@ -55,10 +55,12 @@ func TestEngine_ScheduleConsolidation(t *testing.T) {
 	if err != nil || len(queued) != 1 {
 		t.Fatalf("first look: got %d jobs, %v; want 1", len(queued), err)
 	}
+	// Offline, the runner takes only the passes that need no LLM.
+	full, pending := consolidate.Enabled(consolidate.NewDefaults(), false)
 	// Never consolidated: pending (facts) and daily (never ran) are due;
 	// the job runs the full order once.
-	if p := payload(t, queued[0]); !slices.Equal(p.Passes, consolidate.Order) || !slices.Equal(p.Triggers, []consolidate.Trigger{consolidate.TriggerPending, consolidate.TriggerDaily}) {
-		t.Errorf("payload: got %+v, want passes %v by pending and daily", p, consolidate.Order)
+	if p := payload(t, queued[0]); !slices.Equal(p.Passes, full) || !slices.Equal(p.Triggers, []consolidate.Trigger{consolidate.TriggerPending, consolidate.TriggerDaily}) {
+		t.Errorf("payload: got %+v, want passes %v by pending and daily", p, full)
 	}
 	for _, e := range []*Engine{b, a} {
 		if queued, err := e.ScheduleConsolidation(ctx); err != nil || len(queued) != 0 {
@@ -72,21 +74,16 @@ func TestEngine_ScheduleConsolidation(t *testing.T) {
 	// The job's result is its runs, in the order they ran (the stored
 	// records share one start time on the frozen clock).
 	var runs []*memory.Run
-	if err := json.Unmarshal(job(t, a, "", queued[0].ID).Result, &runs); err != nil || len(runs) != len(consolidate.Order) {
-		t.Fatalf("runs: got %d, %v; want %d", len(runs), err, len(consolidate.Order))
+	if err := json.Unmarshal(job(t, a, "", queued[0].ID).Result, &runs); err != nil || len(runs) != len(full) {
+		t.Fatalf("runs: got %d, %v; want %d", len(runs), err, len(full))
 	}
 	for i, r := range runs {
-		// Offline, a pass that needs an LLM is skipped, and dreams are off.
-		want, status := consolidate.Order[i], memory.RunOK
-		if consolidate.NeedsLLM(want) {
-			status = memory.RunSkipped
-		}
-		if r.Pass != want || r.Status != status {
-			t.Errorf("run %d: got %s %s, want %s %s", i, r.Pass, r.Status, want, status)
+		if want := full[i]; r.Pass != want || r.Status != memory.RunOK {
+			t.Errorf("run %d: got %s %s, want %s ok", i, r.Pass, r.Status, want)
 		}
 	}
-	if stored, err := a.Runs(ctx, "", 0); err != nil || len(stored) != len(consolidate.Order) {
-		t.Errorf("stored runs: got %d, %v; want %d", len(stored), err, len(consolidate.Order))
+	if stored, err := a.Runs(ctx, "", 0); err != nil || len(stored) != len(full) {
+		t.Errorf("stored runs: got %d, %v; want %d", len(stored), err, len(full))
 	}
 	// Nothing new, daily done: nothing due; not even once the bank has
 	// been idle long enough, though some passes were skipped (a skipped
@@ -105,8 +102,8 @@ func TestEngine_ScheduleConsolidation(t *testing.T) {
 	if err != nil || len(queued) != 1 {
 		t.Fatalf("new fact: got %d jobs, %v; want 1", len(queued), err)
 	}
-	if p := payload(t, queued[0]); !slices.Equal(p.Passes, consolidate.PendingPasses) {
-		t.Errorf("pending payload: got %v, want %v", p.Passes, consolidate.PendingPasses)
+	if p := payload(t, queued[0]); !slices.Equal(p.Passes, pending) {
+		t.Errorf("pending payload: got %v, want %v", p.Passes, pending)
 	}
 	jobs := consolidationJobs(t, a, "")
 	if len(jobs) != 2 || jobs[0].ID != nextConsolidationID(memory.DefaultBank, jobs[1]) {
@@ -116,6 +113,65 @@ func TestEngine_ScheduleConsolidation(t *testing.T) {
 	// queue keeps one.
 	if err := a.store.EnqueueJob(ctx, &memory.Job{ID: jobs[0].ID, BankID: memory.DefaultBank, Kind: consolidate.JobKind, Payload: jobs[0].Payload, CreatedAt: clock.Now()}); memory.ErrorCode(err) != memory.ECONFLICT {
 		t.Errorf("second enqueue of the same run: got %v, want ECONFLICT", err)
+	}
+}
+
+// A bank's own triggers: its pending interval and the idle and daily
+// triggers it turns off decide what the runner queues for it, and not
+// for the bank beside it.
+func TestEngine_ScheduleConsolidation_BankSettings(t *testing.T) {
+	ctx := context.Background()
+	clock := testutil.NewClock(t0)
+	cfg := noWorkers
+	cfg.Consolidation = consolidate.RunnerConfig{Location: time.UTC}
+	e := openAt(t, newDBPath(t), clock, cfg)
+	for _, bank := range []string{"quiet", "plain"} {
+		if _, err := e.CreateBank(ctx, bank); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.ChangeBank(ctx, "quiet", func(s *memory.BankSettings) {
+		s.Consolidation = map[string]string{"pending_every": "10m", "idle": "off", "daily_at": "off"}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ChangeBank(ctx, "plain", func(s *memory.BankSettings) {
+		s.Consolidation = map[string]string{"pending_every": "nope"}
+	}); memory.ErrorCode(err) != memory.EINVALID {
+		t.Fatalf("a bad trigger: got %v, want EINVALID", err)
+	}
+	for _, bank := range []string{"quiet", "plain"} {
+		if _, err := e.Retain(ctx, memory.RetainRequest{BankID: bank, Text: "Caroline adopted a dog named Oscar."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, pending := consolidate.Enabled(consolidate.NewDefaults(), false)
+	queued, err := e.ScheduleConsolidation(ctx)
+	if err != nil || len(queued) != 2 {
+		t.Fatalf("first look: got %d jobs, %v; want 2", len(queued), err)
+	}
+	for _, j := range queued {
+		p := payload(t, j)
+		if j.BankID == "quiet" && (!slices.Equal(p.Passes, pending) || !slices.Equal(p.Triggers, []consolidate.Trigger{consolidate.TriggerPending})) {
+			t.Errorf("quiet: got %+v, want only the pending passes (daily is off)", p)
+		}
+		if j.BankID == "plain" && !slices.Contains(p.Triggers, consolidate.TriggerDaily) {
+			t.Errorf("plain: got %+v, want the daily run too", p)
+		}
+	}
+	runJobs(t, e, 2)
+	clock.Advance(time.Second)
+	if _, err := e.Retain(ctx, memory.RetainRequest{BankID: "quiet", Text: "Melanie painted a sunrise."}); err != nil {
+		t.Fatal(err)
+	}
+	// 5 minutes on: past the default 30 s, short of quiet's 10 minutes.
+	clock.Advance(5 * time.Minute)
+	if queued, err := e.ScheduleConsolidation(ctx); err != nil || len(queued) != 0 {
+		t.Fatalf("5 min: got %d jobs, %v; want none (quiet waits 10 min; its idle trigger is off)", len(queued), err)
+	}
+	clock.Advance(5 * time.Minute)
+	if queued, err := e.ScheduleConsolidation(ctx); err != nil || len(queued) != 1 || queued[0].BankID != "quiet" {
+		t.Fatalf("10 min: got %d jobs, %v; want quiet's pending run", len(queued), err)
 	}
 }
 

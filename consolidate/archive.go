@@ -128,9 +128,6 @@ func Archive(ctx context.Context, st ArchiveStore, bank string, now time.Time, d
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
-	if err := d.Archive.Validate(); err != nil {
-		return nil, err
-	}
 	res := &ArchiveResult{}
 	q := memory.FactQuery{Statuses: []memory.Status{memory.StatusActive}, Limit: d.BatchSize}
 	for {

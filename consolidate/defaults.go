@@ -85,25 +85,25 @@ func DefaultL2Types() []memory.EntityType {
 // Passes use it as given and never change it.
 type Defaults struct {
 	// Fact decay (seed 002).
-	RecencyHalfLife       time.Duration
-	ImportanceFloor       float64
-	AccessDivisor         float64
-	AccessBoostMax        float64
-	ReinforcementDivisor  float64
-	ReinforcementBoostMax float64
+	RecencyHalfLife       time.Duration `json:"recency_half_life"`
+	ImportanceFloor       float64       `json:"importance_floor"`
+	AccessDivisor         float64       `json:"access_divisor"`
+	AccessBoostMax        float64       `json:"access_boost_max"`
+	ReinforcementDivisor  float64       `json:"reinforcement_divisor"`
+	ReinforcementBoostMax float64       `json:"reinforcement_boost_max"`
 	// Entity salience and tiers (seed 004).
-	SalienceHalfLife       time.Duration
-	EvergreenTypes         []memory.EntityType
-	EvergreenFloor         float64
-	L1MinAge               time.Duration
-	L1MinEpisodes          int
-	L2MinAge               time.Duration
-	L2Types                []memory.EntityType
-	EarlyPromotionEpisodes int
-	LowSalience            float64
+	SalienceHalfLife       time.Duration       `json:"salience_half_life"`
+	EvergreenTypes         []memory.EntityType `json:"evergreen_types"`
+	EvergreenFloor         float64             `json:"evergreen_floor"`
+	L1MinAge               time.Duration       `json:"l1_min_age"`
+	L1MinEpisodes          int                 `json:"l1_min_episodes"`
+	L2MinAge               time.Duration       `json:"l2_min_age"`
+	L2Types                []memory.EntityType `json:"l2_types"`
+	EarlyPromotionEpisodes int                 `json:"early_promotion_episodes"`
+	LowSalience            float64             `json:"low_salience"`
 	// BatchSize is the page size of the passes' walks (at most
 	// memory.MaxPageSize).
-	BatchSize int
+	BatchSize int `json:"batch_size"`
 
 	// The other passes' numbers, one struct per pass, in its file.
 	Observe          ObserveDefaults
@@ -114,6 +114,10 @@ type Defaults struct {
 	Dream            DreamDefaults
 	Archive          ArchiveDefaults
 	ShortTerm        ShortTermDefaults
+
+	// Importance scoring, part of the lifecycle when an LLM is
+	// configured (importance.go).
+	Importance ImportanceDefaults
 }
 
 // NewDefaults returns the seeds' numbers.
@@ -143,11 +147,15 @@ func NewDefaults() Defaults {
 		Dream:                  defaultDreamDefaults(),
 		Archive:                defaultArchiveDefaults(),
 		ShortTerm:              defaultShortTermDefaults(),
+
+		Importance: defaultImportanceDefaults(),
 	}
 }
 
 // Validate reports an unusable d as EINVALID: half-lives and divisors
-// must be positive and the batch size within a page's limits.
+// must be positive, the batch size within a page's limits, and each
+// pass's numbers usable ([DreamDefaults.Validate],
+// [ArchiveDefaults.Validate]).
 func (d Defaults) Validate() error {
 	switch {
 	case d.RecencyHalfLife <= 0 || d.SalienceHalfLife <= 0:
@@ -157,7 +165,10 @@ func (d Defaults) Validate() error {
 	case d.BatchSize <= 0 || d.BatchSize > memory.MaxPageSize:
 		return memory.Errorf(memory.EINVALID, "consolidate: batch size %d: want 1 to %d", d.BatchSize, memory.MaxPageSize)
 	}
-	return nil
+	if err := d.Dream.Validate(); err != nil {
+		return err
+	}
+	return d.Archive.Validate()
 }
 
 func (d Defaults) evergreen(t memory.EntityType) bool { return slices.Contains(d.EvergreenTypes, t) }

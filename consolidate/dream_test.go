@@ -396,3 +396,42 @@ func TestKMeans(t *testing.T) {
 		t.Errorf("no vectors: %v", got)
 	}
 }
+
+// The dream pass is off by default and the bank's "dreams" setting turns
+// it on; a run then takes it when an LLM is there. The dream and
+// archival numbers are bank settings like the others, checked when set.
+func TestDreams_Settings(t *testing.T) {
+	d := consolidate.NewDefaults()
+	if !d.Off(consolidate.PassDreams) || d.Off(consolidate.PassArchive) {
+		t.Errorf("defaults: dreams off %v, archive off %v; want dreams off only", d.Off(consolidate.PassDreams), d.Off(consolidate.PassArchive))
+	}
+	if full, _ := consolidate.Enabled(d, true); slices.Contains(full, consolidate.PassDreams) || !slices.Contains(full, consolidate.PassArchive) {
+		t.Errorf("a full run by default: %v, want archive and no dreams", full)
+	}
+	on, _, err := consolidate.Apply(map[string]string{"dreams": "on", "dream_max_pairs": "3", "archive_fact_age": "60d"}, d, consolidate.RunnerConfig{})
+	if err != nil || on.Off(consolidate.PassDreams) || on.Dream.MaxPairs != 3 || on.Archive.FactAge != 60*day {
+		t.Fatalf("Apply: %+v, %+v, %v", on.Dream, on.Archive, err)
+	}
+	if full, _ := consolidate.Enabled(on, true); !slices.Contains(full, consolidate.PassDreams) {
+		t.Errorf("dreams on, with an LLM: %v, want dreams", full)
+	}
+	if full, _ := consolidate.Enabled(on, false); slices.Contains(full, consolidate.PassDreams) {
+		t.Errorf("dreams on, no LLM: %v, want no dreams", full)
+	}
+	for _, kv := range [][2]string{{"dream_max_pairs", "0"}, {"dream_dedup_cosine", "1.5"}, {"dream_sample", "1"}, {"archive_fact_age", "off"}, {"archive_decay_threshold", "-1"}} {
+		if _, _, err := consolidate.Apply(map[string]string{kv[0]: kv[1]}, d, consolidate.RunnerConfig{}); memory.ErrorCode(err) != memory.EINVALID {
+			t.Errorf("%s=%s: %v, want EINVALID", kv[0], kv[1], err)
+		}
+	}
+	names := map[string]bool{}
+	for _, k := range consolidate.Knobs(d, consolidate.RunnerConfig{}) {
+		names[k.Name] = true
+	}
+	for _, n := range []string{"dreams", "dream_sample", "dream_min_facts", "dream_cluster_factor", "dream_min_clusters", "dream_iterations", "dream_supporters",
+		"dream_max_pairs", "dream_dedup_recent", "dream_dedup_cosine", "archive_fact_age", "archive_decay_threshold", "archive_observation_age",
+		"archive_observation_stale", "archive_keep_tags"} {
+		if !names[n] {
+			t.Errorf("no setting %q", n)
+		}
+	}
+}

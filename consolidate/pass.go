@@ -49,7 +49,7 @@ const (
 //
 // A pass joins Order when it is built, at its place in the sequence
 // above.
-var Order = []string{PassMerge, PassDreams, PassArchive, PassLifecycle}
+var Order = []string{PassTemporal, PassMerge, PassDreams, PassArchive, PassLifecycle}
 
 // PendingPasses are the passes that take newly retained facts through
 // consolidation, run by the pending trigger (seed 000, "every 30s:
@@ -116,3 +116,9 @@ func Known(pass string) bool { return slices.Contains(Order, pass) }
 type Skipped struct{ Reason string }
 
 func (s *Skipped) Error() string { return "skipped: " + s.Reason }
+
+// Off reports whether d turns pass off for a bank: a pass off by default
+// (the dream pass) until its switch is on (Dream.Enabled, "dreams").
+func (d Defaults) Off(pass string) bool {
+	return pass == PassDreams && !d.Dream.Enabled
+}

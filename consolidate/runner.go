@@ -1,6 +1,7 @@
 package consolidate
 
 import (
+	"slices"
 	"time"
 )
 
@@ -60,14 +61,14 @@ const (
 // zero-value rule).
 type RunnerConfig struct {
 	// PendingEvery is the pending trigger's interval (DefaultPendingEvery).
-	PendingEvery time.Duration
+	PendingEvery time.Duration `json:"pending_every"`
 	// Idle is the idle trigger's quiet time (DefaultIdle).
-	Idle time.Duration
+	Idle time.Duration `json:"idle"`
 	// DailyAt is the daily run's time of day after midnight
 	// (DefaultDailyAt); since 0 means the default, midnight is 24h.
-	DailyAt time.Duration
+	DailyAt time.Duration `json:"daily_at"`
 	// Location is the time zone of DailyAt; nil means time.Local.
-	Location *time.Location
+	Location *time.Location `json:"timezone"`
 }
 
 // WithDefaults returns c with its zero fields filled from the defaults.
@@ -121,6 +122,45 @@ type BankState struct {
 	// Busy is true when a consolidation job of the bank is queued or
 	// running: nothing else is due until it ends.
 	Busy bool
+	// Full and Pending are the bank's passes that the full run and the
+	// pending trigger take, in [Order] ([Enabled]); nil means [Order] and
+	// [PendingPasses]. A pass left out is neither run nor waited for.
+	Full, Pending []string
+}
+
+func (s BankState) full() []string {
+	if s.Full == nil {
+		return Order
+	}
+	return s.Full
+}
+
+func (s BankState) pending() []string {
+	if s.Pending == nil {
+		return PendingPasses
+	}
+	return s.Pending
+}
+
+// Enabled returns the passes a bank's runs take under d, in [Order]:
+// every pass but those that need an LLM when hasLLM is false (they would
+// only record "skipped" every time) and those d turns off ([Defaults.Off]);
+// and of them, those of [PendingPasses].
+func Enabled(d Defaults, hasLLM bool) (full, pending []string) {
+	full = []string{}
+	for _, p := range Order {
+		if (NeedsLLM(p) && !hasLLM) || d.Off(p) {
+			continue
+		}
+		full = append(full, p)
+	}
+	pending = []string{}
+	for _, p := range full {
+		if slices.Contains(PendingPasses, p) {
+			pending = append(pending, p)
+		}
+	}
+	return full, pending
 }
 
 // okSince is the earliest of the latest ok runs of passes: facts created
@@ -173,15 +213,15 @@ func Due(s BankState, now time.Time, cfg RunnerConfig) []Trigger {
 	}
 	cfg = cfg.WithDefaults()
 	var due []Trigger
-	if cfg.PendingEvery > 0 && !s.LastRetain.IsZero() && s.LastRetain.After(s.okSince(PendingPasses)) {
-		if st := s.startedSince(PendingPasses); st.IsZero() || !now.Before(st.Add(cfg.PendingEvery)) {
+	if cfg.PendingEvery > 0 && !s.LastRetain.IsZero() && s.LastRetain.After(s.okSince(s.pending())) {
+		if st := s.startedSince(s.pending()); st.IsZero() || !now.Before(st.Add(cfg.PendingEvery)) {
 			due = append(due, TriggerPending)
 		}
 	}
-	if cfg.Idle > 0 && !s.LastRetain.IsZero() && !now.Before(s.LastRetain.Add(cfg.Idle)) && s.LastRetain.After(s.okSince(Order)) {
+	if cfg.Idle > 0 && !s.LastRetain.IsZero() && !now.Before(s.LastRetain.Add(cfg.Idle)) && s.LastRetain.After(s.okSince(s.full())) {
 		due = append(due, TriggerIdle)
 	}
-	if cfg.DailyAt > 0 && LastDaily(now, cfg.DailyAt, cfg.Location).After(s.startedSince(Order)) {
+	if cfg.DailyAt > 0 && LastDaily(now, cfg.DailyAt, cfg.Location).After(s.startedSince(s.full())) {
 		due = append(due, TriggerDaily)
 	}
 	return due
@@ -205,18 +245,19 @@ func LastDaily(now time.Time, at time.Duration, loc *time.Location) time.Time {
 	return t
 }
 
-// Passes returns the passes the triggers run, each once, in [Order]:
-// pending runs [PendingPasses], idle and daily the full Order.
-func Passes(triggers []Trigger) []string {
+// PassesFor returns the passes the triggers run in a bank of state s, each
+// once, in [Order]: pending runs the bank's pending passes, idle and
+// daily its full run.
+func (s BankState) PassesFor(triggers []Trigger) []string {
 	want := map[string]bool{}
 	for _, t := range triggers {
 		switch t {
 		case TriggerPending:
-			for _, p := range PendingPasses {
+			for _, p := range s.pending() {
 				want[p] = true
 			}
 		case TriggerIdle, TriggerDaily:
-			for _, p := range Order {
+			for _, p := range s.full() {
 				want[p] = true
 			}
 		}

@@ -145,13 +145,13 @@ func TestLastDaily(t *testing.T) {
 }
 
 func TestPasses(t *testing.T) {
-	if got := Passes([]Trigger{TriggerPending}); !slices.Equal(got, PendingPasses) {
+	if got := (BankState{}).PassesFor([]Trigger{TriggerPending}); !slices.Equal(got, PendingPasses) {
 		t.Errorf("pending: got %v, want %v", got, PendingPasses)
 	}
-	if got := Passes([]Trigger{TriggerDaily, TriggerPending}); !slices.Equal(got, Order) {
+	if got := (BankState{}).PassesFor([]Trigger{TriggerDaily, TriggerPending}); !slices.Equal(got, Order) {
 		t.Errorf("daily+pending: got %v, want %v", got, Order)
 	}
-	if got := Passes(nil); len(got) != 0 {
+	if got := (BankState{}).PassesFor(nil); len(got) != 0 {
 		t.Errorf("none: got %v", got)
 	}
 }

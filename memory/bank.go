@@ -34,6 +34,12 @@ type BankSettings struct {
 	ShortTermTTL time.Duration `json:"short_term_ttl,omitempty"`
 	// ConsolidateInterval overrides the runner's pending-facts interval.
 	ConsolidateInterval time.Duration `json:"consolidate_interval,omitempty"`
+	// Consolidation overrides the bank's consolidation numbers and
+	// triggers by name ("salience_half_life": "45d", "daily_at":
+	// "04:00", "dreams": "on"); package consolidate lists the names and
+	// reads the values (consolidate.Apply), and the façade refuses a
+	// name or value it does not know.
+	Consolidation map[string]string `json:"consolidation,omitempty"`
 }
 
 var bankNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)

@@ -10,6 +10,9 @@ const (
 	MaxDisposition = 5
 	// MaxBankTextBytes bounds a bank's Mission and Background.
 	MaxBankTextBytes = 8 << 10
+	// MaxConsolidationSettings bounds how many consolidation settings a
+	// bank overrides.
+	MaxConsolidationSettings = 100
 )
 
 // Validate reports whether s can be stored as a bank's settings: each
@@ -36,5 +39,37 @@ func (s BankSettings) Validate() error {
 	if s.ShortTermTTL < 0 || s.ConsolidateInterval < 0 {
 		return Errorf(EINVALID, "durations cannot be negative")
 	}
+	if len(s.Consolidation) > MaxConsolidationSettings {
+		return Errorf(EINVALID, "%d consolidation settings, at most %d", len(s.Consolidation), MaxConsolidationSettings)
+	}
+	for k, v := range s.Consolidation {
+		if k == "" || !utf8.ValidString(k) || !utf8.ValidString(v) || len(k) > 64 || len(v) > 256 {
+			return Errorf(EINVALID, "consolidation setting %q: want a name of 1-64 bytes and a value of at most 256, in UTF-8", k)
+		}
+	}
 	return nil
+}
+
+// PatchSettings returns the consolidation overrides cur with patch laid
+// over it: a name with a value sets it, a name with "" removes it. cur
+// is not changed; the result is nil when empty.
+func PatchSettings(cur, patch map[string]string) map[string]string {
+	if len(patch) == 0 {
+		return cur
+	}
+	out := make(map[string]string, len(cur)+len(patch))
+	for k, v := range cur {
+		out[k] = v
+	}
+	for k, v := range patch {
+		if v == "" {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

@@ -77,6 +77,7 @@ const pinnedExportTags = `
 	BankSettings.Background background,omitempty
 	BankSettings.ShortTermTTL short_term_ttl,omitempty
 	BankSettings.ConsolidateInterval consolidate_interval,omitempty
+	BankSettings.Consolidation consolidation,omitempty
 	ExportBank.Embedder embedder,omitempty
 	ExportBank.Dimension dimension,omitempty
 	ExportBank.CreatedAt created_at,omitzero

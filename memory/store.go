@@ -38,6 +38,9 @@ type Store interface {
 	FactMerger // merge.go
 	Runs       // run.go
 	Decay      // decay.go
+
+	EntityTimelines  // timeline.go: the temporal pass
+	ImportanceScores // importance.go: importance scoring
 	// Close releases the store's resources.
 	Close() error
 }

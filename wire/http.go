@@ -23,11 +23,15 @@ type BankSettings struct {
 	Empathy    int    `json:"empathy"`
 	Mission    string `json:"mission"`
 	Background string `json:"background"`
+	// Consolidation holds the bank's overrides of consolidation numbers
+	// and triggers, by name (GET /v1/banks/{bank}/consolidation lists
+	// every name with its value).
+	Consolidation map[string]string `json:"consolidation,omitempty"`
 }
 
 // NewBankSettings is s's wire shape.
 func NewBankSettings(s memory.BankSettings) BankSettings {
-	return BankSettings{Skepticism: s.Skepticism, Literalism: s.Literalism, Empathy: s.Empathy, Mission: s.Mission, Background: s.Background}
+	return BankSettings{Skepticism: s.Skepticism, Literalism: s.Literalism, Empathy: s.Empathy, Mission: s.Mission, Background: s.Background, Consolidation: s.Consolidation}
 }
 
 // UpdateBank changes some of a bank's settings: a field left out (null)
@@ -38,6 +42,24 @@ type UpdateBank struct {
 	Empathy    *int    `json:"empathy,omitempty" minimum:"0" maximum:"5"`
 	Mission    *string `json:"mission,omitempty"`
 	Background *string `json:"background,omitempty"`
+	// Consolidation sets consolidation overrides by name; an empty value
+	// removes the override (back to the default). Names left out keep
+	// their value.
+	Consolidation map[string]string `json:"consolidation,omitempty" doc:"consolidation settings to override, by name (\"salience_half_life\": \"45d\"); an empty value goes back to the default"`
+}
+
+// ConsolidationSetting is one consolidation number or trigger of a bank
+// and its value (the default, or the bank's override).
+type ConsolidationSetting struct {
+	Name       string `json:"name"`
+	Value      string `json:"value"`
+	Kind       string `json:"kind" doc:"how the value is spelled: duration (72h, 30d, off, 03:00), number, integer, switch (on/off), list (a,b), timezone"`
+	Overridden bool   `json:"overridden" doc:"the bank overrides the default"`
+}
+
+// ConsolidationSettings lists a bank's consolidation settings by name.
+type ConsolidationSettings struct {
+	Settings []ConsolidationSetting `json:"settings"`
 }
 
 // Retain is one item to remember. OccurredAt is RFC 3339 or

@@ -14,27 +14,48 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newConsolidateCmd is `mnemo consolidate`: one pass now, its run record
-// printed.
+// newConsolidateCmd is `mnemo consolidate`: every pass, or one, now,
+// with the run records printed; `mnemo consolidate settings` shows and
+// changes the bank's consolidation settings.
 func newConsolidateCmd(g *globals) *cobra.Command {
 	var pass string
 	cmd := &cobra.Command{
 		Use:   "consolidate",
-		Short: "Run a consolidation pass over the bank now and print its run record",
-		Long: `Run one consolidation pass over the bank now and print its run record
-(also listed by "mnemo runs").
+		Short: "Run consolidation over the bank now and print the run records",
+		Long: `Run consolidation over the bank now — every pass in order, or the one
+--pass names — and print the run records (also listed by "mnemo runs").
 
-Passes: ` + strings.Join(mnemo.Passes, ", ") + `. The lifecycle pass needs no LLM: it
-recomputes every fact's decay score and every entity's salience and tier
-(L0, L1, L2), logging each promotion and demotion.`,
+Passes, in order: ` + strings.Join(mnemo.Passes, ", ") + `.
+A pass that needs an LLM reports "skipped: no LLM configured" without
+one. The merge, archive, expire and lifecycle passes need none: the
+lifecycle recomputes every fact's decay score and every entity's salience
+and tier (L0, L1, L2), logging each promotion and demotion.
+
+"mnemo consolidate settings" lists the numbers and triggers the passes
+use, and changes them for this bank.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := g.engineWith(cmd, oneShot)
 			if err != nil {
 				return err
 			}
-			r, err := eng.Consolidate(cmd.Context(), g.bank, pass)
-			if r != nil {
+			if pass != "" {
+				r, err := eng.Consolidate(cmd.Context(), g.bank, pass)
+				if r != nil {
+					if perr := printRun(g, r); perr != nil && err == nil {
+						err = perr
+					}
+				}
+				return err
+			}
+			rs, err := eng.ConsolidateAll(cmd.Context(), g.bank)
+			if g.json {
+				if perr := g.printJSON(wire.NewRunList(rs)); perr != nil && err == nil {
+					err = perr
+				}
+				return err
+			}
+			for _, r := range rs {
 				if perr := printRun(g, r); perr != nil && err == nil {
 					err = perr
 				}
@@ -42,7 +63,77 @@ recomputes every fact's decay score and every entity's salience and tier
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&pass, "pass", mnemo.PassLifecycle, "the pass to run ("+strings.Join(mnemo.Passes, ", ")+")")
+	cmd.Flags().StringVar(&pass, "pass", "", "run only this pass ("+strings.Join(mnemo.Passes, ", ")+")")
+	cmd.AddCommand(newConsolidateSettingsCmd(g))
+	return cmd
+}
+
+// newConsolidateSettingsCmd is `mnemo consolidate settings`: the bank's
+// consolidation numbers and triggers, and --set / --reset to override
+// them.
+func newConsolidateSettingsCmd(g *globals) *cobra.Command {
+	var set, reset []string
+	cmd := &cobra.Command{
+		Use:   "settings",
+		Short: "List the bank's consolidation settings; --set NAME=VALUE overrides one",
+		Long: `List every number and trigger consolidation uses for the bank, with its
+value and whether the bank overrides it. --set NAME=VALUE overrides one
+for this bank (repeatable); --reset NAME goes back to the default.
+
+Values: durations as 72h, 90m, 30d or off (a trigger), daily_at as a
+time of day (04:30); numbers; switches on/off; lists a,b,c; timezone as
+an IANA name (Europe/Paris).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := g.engineWith(cmd, oneShot)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if len(set) > 0 || len(reset) > 0 {
+				patch := map[string]string{}
+				for _, kv := range set {
+					k, v, ok := strings.Cut(kv, "=")
+					if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
+						return memory.Errorf(memory.EINVALID, "--set %q: want NAME=VALUE", kv)
+					}
+					patch[strings.TrimSpace(k)] = strings.TrimSpace(v)
+				}
+				for _, k := range reset {
+					patch[k] = ""
+				}
+				if _, err := eng.ChangeBank(ctx, g.bank, func(s *memory.BankSettings) {
+					s.Consolidation = memory.PatchSettings(s.Consolidation, patch)
+				}); err != nil {
+					return err
+				}
+			}
+			b, err := eng.Bank(ctx, g.bank)
+			if err != nil {
+				return err
+			}
+			knobs, err := eng.ConsolidationSettings(ctx, g.bank)
+			if err != nil {
+				return err
+			}
+			out := wire.NewConsolidationSettings(knobs, b.Settings.Consolidation)
+			if g.json {
+				return g.printJSON(out)
+			}
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tVALUE\tKIND\t")
+			for _, k := range out.Settings {
+				mark := ""
+				if k.Overridden {
+					mark = "(bank)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.Name, k.Value, k.Kind, mark)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringArrayVar(&set, "set", nil, "override a setting for this bank: NAME=VALUE (repeatable)")
+	cmd.Flags().StringArrayVar(&reset, "reset", nil, "go back to the default of a setting (repeatable)")
 	return cmd
 }
 

@@ -71,6 +71,11 @@ type Rule struct {
 	Times int
 	// Reply is the answer.
 	Reply Reply
+	// Respond, when set, computes the answer from the request instead of
+	// Reply (a stand-in model that reads its prompt: the ids it was
+	// offered, the text it was given). It is called without the server's
+	// lock held, possibly concurrently.
+	Respond func(Request) Reply
 }
 
 // Reply is a scripted answer.
@@ -145,6 +150,8 @@ type Server struct {
 	rules      []*rule
 	requests   []Request
 	dim        int
+	noRecord   bool
+	served     int
 	rejectJS   bool
 	rejectJO   bool
 	closeOnce  sync.Once
@@ -353,9 +360,28 @@ func (s *Server) record(r *http.Request, body []byte) Request {
 		}
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, req)
+	s.served++
+	if !s.noRecord {
+		s.requests = append(s.requests, req)
+	}
 	s.mu.Unlock()
 	return req
+}
+
+// SetRecording turns the request log on (the default) or off: a long
+// run (a benchmark's thousands of calls) keeps no copies; Served still
+// counts.
+func (s *Server) SetRecording(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noRecord = !on
+}
+
+// Served counts every request the server received, recorded or not.
+func (s *Server) Served() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.served
 }
 
 // match returns the first rule for req with Times left, consuming one use.
@@ -380,6 +406,13 @@ func (s *Server) match(req Request) (Reply, bool) {
 			continue
 		}
 		r.used++
+		if r.Respond != nil {
+			respond := r.Respond
+			s.mu.Unlock()
+			rep := respond(req)
+			s.mu.Lock()
+			return rep, true
+		}
 		return r.Reply, true
 	}
 	return Reply{}, false

@@ -305,3 +305,29 @@ func TestServer_Models(t *testing.T) {
 		t.Errorf("models = %+v", m)
 	}
 }
+
+// TestRespond: a rule's Respond reads the request and computes the
+// answer; with recording off the server keeps no request but counts it.
+func TestRespond(t *testing.T) {
+	s := llmtest.NewServer()
+	defer s.Close()
+	s.On(llmtest.Rule{Respond: func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Content: "echo: " + r.Messages[len(r.Messages)-1].Content}
+	}})
+	s.SetRecording(false)
+	for _, word := range []string{"one", "two"} {
+		body := `{"model":"m","messages":[{"role":"user","content":"` + word + `"}]}`
+		resp, err := http.Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), "echo: "+word) {
+			t.Errorf("reply to %q: %s", word, b)
+		}
+	}
+	if n := len(s.Requests()); n != 0 || s.Served() != 2 {
+		t.Errorf("recording off: %d requests kept, %d served; want 0 and 2", n, s.Served())
+	}
+}

@@ -83,6 +83,7 @@ func (s *Server) registerBanks() {
 				if u.Background != nil {
 					set.Background = *u.Background
 				}
+				set.Consolidation = memory.PatchSettings(set.Consolidation, u.Consolidation)
 			})
 			if err != nil {
 				return nil, s.fail(err)

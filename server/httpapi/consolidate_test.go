@@ -113,3 +113,41 @@ func TestServer_BadInputConsolidate(t *testing.T) {
 		t.Errorf("bad requests recorded runs: %+v, %v", rs, err)
 	}
 }
+
+// TestServer_ConsolidationSettings overrides a bank's consolidation
+// settings through PATCH, lists them, removes one, and refuses an
+// unknown name or a bad value without changing anything.
+func TestServer_ConsolidationSettings(t *testing.T) {
+	e := newEnv(t, httpapi.Options{})
+	e.must(http.StatusCreated, keyRoot, "POST", "/v1/banks", wire.CreateBank{Name: "a"}, nil)
+	var b wire.Bank
+	e.must(http.StatusOK, keyAAdmin, "PATCH", "/v1/banks/a", `{"consolidation":{"salience_half_life":"45d","daily_at":"04:30"}}`, &b)
+	if b.Settings.Consolidation["salience_half_life"] != "45d" || b.Settings.Consolidation["daily_at"] != "04:30" {
+		t.Fatalf("PATCH: settings %+v", b.Settings)
+	}
+	value := func() map[string]wire.ConsolidationSetting {
+		var got wire.ConsolidationSettings
+		e.must(http.StatusOK, keyARead, "GET", "/v1/banks/a/consolidation", nil, &got)
+		m := map[string]wire.ConsolidationSetting{}
+		for _, k := range got.Settings {
+			m[k.Name] = k
+		}
+		return m
+	}
+	if got := value(); got["salience_half_life"].Value != "45d" || !got["salience_half_life"].Overridden || got["recency_half_life"].Overridden {
+		t.Errorf("GET consolidation: %+v / %+v", got["salience_half_life"], got["recency_half_life"])
+	}
+	// Another field's PATCH keeps the overrides; "" removes one.
+	e.must(http.StatusOK, keyAAdmin, "PATCH", "/v1/banks/a", `{"mission":"m"}`, &b)
+	b = wire.Bank{} // decoding into a used map would keep its keys
+	e.must(http.StatusOK, keyAAdmin, "PATCH", "/v1/banks/a", `{"consolidation":{"salience_half_life":""}}`, &b)
+	if _, ok := b.Settings.Consolidation["salience_half_life"]; ok || b.Settings.Consolidation["daily_at"] != "04:30" || b.Settings.Mission != "m" {
+		t.Errorf("after removing one: %+v", b.Settings)
+	}
+	e.fails("unknown setting", http.StatusBadRequest, memory.EINVALID, keyAAdmin, "PATCH", "/v1/banks/a", `{"consolidation":{"salience_halflife":"3d"}}`)
+	e.fails("bad value", http.StatusBadRequest, memory.EINVALID, keyAAdmin, "PATCH", "/v1/banks/a", `{"consolidation":{"daily_at":"noon-ish"}}`)
+	e.fails("read key", http.StatusForbidden, memory.EFORBIDDEN, keyARead, "PATCH", "/v1/banks/a", `{"consolidation":{"daily_at":"05:00"}}`)
+	if got := value(); got["daily_at"].Value != "4h30m0s" || got["salience_half_life"].Value != "30d" {
+		t.Errorf("after refused changes: daily_at %+v salience %+v", got["daily_at"], got["salience_half_life"])
+	}
+}

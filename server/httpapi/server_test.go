@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -183,16 +184,16 @@ func TestServer_EndToEnd(t *testing.T) {
 		e.must(http.StatusOK, keyRoot, "PATCH", "/v1/banks/alice", `{"skepticism":4,"mission":"remember trips"}`, &b)
 		e.must(http.StatusOK, keyRoot, "PATCH", "/v1/banks/alice", `{"empathy":2}`, &b)
 		want := wire.BankSettings{Skepticism: 4, Empathy: 2, Mission: "remember trips"}
-		if b.Settings != want {
+		if !reflect.DeepEqual(b.Settings, want) {
 			t.Errorf("PATCH answer settings = %+v, want %+v", b.Settings, want)
 		}
 		e.must(http.StatusOK, keyRoot, "GET", "/v1/banks/alice", nil, &b)
-		if b.Settings != want {
+		if !reflect.DeepEqual(b.Settings, want) {
 			t.Errorf("GET settings = %+v, want %+v", b.Settings, want)
 		}
 		e.fails("empathy 9", http.StatusUnprocessableEntity, memory.EINVALID, keyRoot, "PATCH", "/v1/banks/alice", `{"empathy":9}`)
 		e.must(http.StatusOK, keyRoot, "GET", "/v1/banks/alice", nil, &b)
-		if b.Settings != want {
+		if !reflect.DeepEqual(b.Settings, want) {
 			t.Errorf("settings after a refused PATCH = %+v, want %+v", b.Settings, want)
 		}
 	})

@@ -207,9 +207,15 @@ func forgetFacts(ctx context.Context, tx *sql.Tx, bank string, ids []string, c *
 	if _, err := exec(`DELETE FROM facts_fts WHERE rowid IN (SELECT value FROM json_each(?))`, "["+strings.Join(pkList, ",")+"]"); err != nil {
 		return nil, fmt.Errorf("forget full-text rows: %w", err)
 	}
-	if c.Links, err = exec(`DELETE FROM links WHERE bank_id = ?1 AND (from_id IN `+F+` OR to_id IN `+F+`)`, bank, list); err != nil {
+	// Two deletes, each by its index: one with OR walks the bank's links.
+	if c.Links, err = exec(`DELETE FROM links WHERE bank_id = ?1 AND from_id IN `+F, bank, list); err != nil {
 		return nil, fmt.Errorf("forget links: %w", err)
 	}
+	n, err := exec(`DELETE FROM links INDEXED BY links_to WHERE bank_id = ?1 AND to_id IN `+F, bank, list)
+	if err != nil {
+		return nil, fmt.Errorf("forget links: %w", err)
+	}
+	c.Links += n
 	if _, err := exec(`DELETE FROM entity_refs WHERE bank_id = ?1 AND fact_id IN `+F, bank, list); err != nil {
 		return nil, fmt.Errorf("forget refs: %w", err)
 	}

@@ -79,8 +79,14 @@ func (s *Store) MergeFact(ctx context.Context, bankID, dup, keeper string, at ti
 			// Links: rewritten to keeper; one keeper already has, and
 			// keeper to itself, are dropped.
 			{`UPDATE OR IGNORE links SET from_id = ?3 WHERE bank_id = ?1 AND from_id = ?2 AND to_id != ?3`, []any{bankID, dup, keeper}},
-			{`UPDATE OR IGNORE links SET to_id = ?3 WHERE bank_id = ?1 AND to_id = ?2 AND from_id != ?3`, []any{bankID, dup, keeper}},
-			{`DELETE FROM links WHERE bank_id = ?1 AND (from_id = ?2 OR to_id = ?2)`, []any{bankID, dup}},
+			// INDEXED BY: left to itself SQLite walks the bank's links
+			// by the primary key's bank_id prefix here (measured: 2 ms a
+			// merge at 9,000 links, quadratic over a merge pass).
+			{`UPDATE OR IGNORE links INDEXED BY links_to SET to_id = ?3 WHERE bank_id = ?1 AND to_id = ?2 AND from_id != ?3`, []any{bankID, dup, keeper}},
+			// Two deletes, not one with OR: each uses its index (the
+			// primary key, links_to); the OR scanned the bank's links.
+			{`DELETE FROM links WHERE bank_id = ?1 AND from_id = ?2`, []any{bankID, dup}},
+			{`DELETE FROM links INDEXED BY links_to WHERE bank_id = ?1 AND to_id = ?2`, []any{bankID, dup}},
 			{`UPDATE facts SET access_count = access_count + ?3, reinforcement_count = reinforcement_count + 1 + ?4,
 				last_accessed = CASE WHEN last_accessed IS NULL OR (?5 IS NOT NULL AND ?5 > last_accessed) THEN ?5 ELSE last_accessed END
 				WHERE bank_id = ?1 AND id = ?2`, []any{bankID, keeper, d.fact.AccessCount, d.fact.ReinforcementCount, d.lastAccessed}},

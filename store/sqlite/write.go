@@ -225,7 +225,10 @@ func deleteDocument(ctx context.Context, tx *sql.Tx, bank, docID string) ([]int6
 	rows.Close()
 	stmts := []string{
 		`DELETE FROM facts_fts WHERE rowid IN (SELECT pk FROM facts WHERE bank_id = ?1 AND document_id = ?2)`,
-		`DELETE FROM links WHERE bank_id = ?1 AND (from_id IN (SELECT id FROM facts WHERE bank_id = ?1 AND document_id = ?2) OR to_id IN (SELECT id FROM facts WHERE bank_id = ?1 AND document_id = ?2))`,
+		// Two deletes, each by its index: one with OR walks the bank's
+		// links.
+		`DELETE FROM links WHERE bank_id = ?1 AND from_id IN (SELECT id FROM facts WHERE bank_id = ?1 AND document_id = ?2)`,
+		`DELETE FROM links INDEXED BY links_to WHERE bank_id = ?1 AND to_id IN (SELECT id FROM facts WHERE bank_id = ?1 AND document_id = ?2)`,
 		`DELETE FROM entity_refs WHERE bank_id = ?1 AND fact_id IN (SELECT id FROM facts WHERE bank_id = ?1 AND document_id = ?2)`,
 		`DELETE FROM facts WHERE bank_id = ?1 AND document_id = ?2`,
 		`DELETE FROM chunks WHERE bank_id = ?1 AND document_id = ?2`,

@@ -50,6 +50,7 @@ type memBank struct {
 	dreams       map[string]*memory.Dream // by id; memstore_dream_test.go
 	forgetLog    []*memory.ForgetRecord   // oldest first; memstore_forget_test.go
 	consolidate  *memConsolidate          // runs and tier log; memstore_consolidate_test.go
+	temporal     *memTemporal             // entity and importance marks; memstore_temporal_test.go
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.

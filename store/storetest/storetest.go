@@ -176,6 +176,10 @@ var suite = []struct {
 	{"ObservationStatus", []testCase{ // observationstatus.go: memory.ObservationLifecycle
 		{"RoundTrip", testObservationStatusRoundTrip}, {"Errors", testObservationStatusErrors}, {"Access", testObservationAccess},
 	}},
+	{"Temporal", []testCase{ // temporal.go: memory.EntityTimelines, memory.ImportanceScores
+		{"Busy", testTemporalBusy}, {"Marks", testTemporalMarks}, {"Timeline", testTemporalTimeline},
+		{"Importance", testTemporalImportance}, {"Errors", testTemporalErrors},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mnemo-ai/mnemo"
+	"github.com/mnemo-ai/mnemo/bench"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/provider/llmtest"
+	"github.com/mnemo-ai/mnemo/provider/openai"
+	"github.com/spf13/cobra"
+)
+
+// newBenchConsolidateCmd is `mnemo bench consolidate`: the cost of a
+// full (nightly) consolidation run over a generated bank.
+func newBenchConsolidateCmd(g *globals) *cobra.Command {
+	var facts int
+	var seed int64
+	var scripted bool
+	cmd := &cobra.Command{
+		Use:   "consolidate",
+		Short: "Cost of a full consolidation run (every pass) over a generated bank: wall time, LLM calls and tokens per pass",
+		Long: `Fill a temporary bank with a generated conversation bank (--facts, a
+share of it said twice), then run every consolidation pass once, as the
+nightly run does, and report each pass's wall time, LLM calls, tokens and
+counts.
+
+The bank is retained offline. With --scripted the passes talk to a
+scripted model on 127.0.0.1 that speaks the OpenAI API and answers every
+consolidation prompt from what the prompt offers (no network, no key):
+what the passes cost in calls, tokens and time with a model that answers
+at once. Without it, the passes use the model --llm names, or skip the
+passes that need one.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if facts <= 0 {
+				return usagef("--facts must be positive")
+			}
+			ctx := cmd.Context()
+			keep, _ := cmd.Flags().GetBool("keep")
+			eng, path, cleanup, err := g.benchEngine(cmd, keep)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			consolidate := eng.ConsolidateAll
+			if scripted {
+				srv := llmtest.NewServer()
+				defer srv.Close()
+				srv.SetRecording(false)
+				srv.On(llmtest.Rule{Respond: scriptedConsolidation})
+				cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1}
+				if err := g.configure(ctx, &cfg); err != nil {
+					return err
+				}
+				cfg.DB = path
+				cfg.LLM = openai.New(openai.Config{BaseURL: srv.URL(), APIKey: "scripted", Model: "scripted"})
+				consolidate = func(ctx context.Context, bank string) ([]*memory.Run, error) {
+					ceng, err := mnemo.Open(ctx, cfg)
+					if err != nil {
+						return nil, err
+					}
+					defer ceng.Close()
+					return ceng.ConsolidateAll(ctx, bank)
+				}
+			}
+			rep, err := bench.RunConsolidation(ctx, eng, consolidate, bench.ConsolidationOptions{Facts: facts, Seed: seed, Progress: g.progress(g.stderr, "retain")})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return g.printJSON(rep)
+			}
+			return rep.WriteText(g.stdout)
+		},
+	}
+	cmd.Flags().IntVar(&facts, "facts", 10000, "facts to generate")
+	cmd.Flags().Int64Var(&seed, "seed", 1, "generator seed")
+	cmd.Flags().BoolVar(&scripted, "scripted", false, "consolidate with a scripted local model (no network, no key)")
+	return cmd
+}
+
+// scriptedConsolidation answers a consolidation prompt the way a
+// cautious model would, from what the prompt holds: it leaves most
+// things as they are (skip, keep, different) and never invents ids. It
+// answers every schema a pass asks for; an unknown one gets an HTTP 500,
+// which the pass reports as a failure.
+func scriptedConsolidation(r llmtest.Request) llmtest.Reply {
+	usage := memory.Usage{InputTokens: promptTokens(r), OutputTokens: 30}
+	reply, ok := scriptedReplies[r.Schema]
+	if !ok {
+		return llmtest.Reply{Status: 500, Content: fmt.Sprintf("scripted model: no answer for schema %q", r.Schema)}
+	}
+	b, _ := json.Marshal(reply(r))
+	return llmtest.Reply{Content: string(b), Usage: usage}
+}
+
+// scriptedReplies maps each consolidation schema to its answer.
+var scriptedReplies = map[string]func(llmtest.Request) any{}
+
+// promptTokens estimates a request's input tokens: 4 bytes a token.
+func promptTokens(r llmtest.Request) int {
+	n := 0
+	for _, m := range r.Messages {
+		n += len(m.Content)
+	}
+	return n/4 + 1
+}
+
