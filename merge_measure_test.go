@@ -26,7 +26,7 @@ var mergeBands = []float64{0.99, 0.98, 0.97, 0.95, 0.93, 0.90}
 // for each active fact finds its nearest neighbour of the same speaker
 // through the vector index. It prints the pairs per cosine band — all of
 // them, those that are not exact duplicates (memory.FactDuplicateKey),
-// and of these the ones consolidate.SameParticulars lets through — with
+// and of these the ones consolidate.NearExact lets through — with
 // a sample of the latter per band, to be read by a person. It asserts
 // nothing: it is a measurement, run with
 //
@@ -119,7 +119,7 @@ func measureNearExact(t *testing.T, path string) {
 	}
 	t.Logf("%s: %d active facts, %d nearest same-speaker pairs", filepath.Base(path), facts, len(pairs))
 	slices.SortFunc(pairs, func(x, y measuredPair) int { return cmp.Compare(y.score, x.score) })
-	t.Logf("%-8s %8s %10s %12s", "cosine≥", "pairs", "not exact", "+particulars")
+	t.Logf("%-8s %8s %10s %12s", "cosine≥", "pairs", "not exact", "near-exact")
 	for _, band := range mergeBands {
 		all, notExact, guarded := 0, 0, 0
 		for _, p := range pairs {
@@ -131,7 +131,7 @@ func measureNearExact(t *testing.T, path string) {
 				continue
 			}
 			notExact++
-			if consolidate.SameParticulars(p.a.Text, p.b.Text) && sameDay(p.a, p.b) {
+			if consolidate.NearExact(p.a, p.b) {
 				guarded++
 			}
 		}
@@ -145,7 +145,7 @@ func measureNearExact(t *testing.T, path string) {
 			if p.score < band || p.score >= hi || memory.FactDuplicateKey(p.a) == memory.FactDuplicateKey(p.b) {
 				continue
 			}
-			pass := consolidate.SameParticulars(p.a.Text, p.b.Text) && sameDay(p.a, p.b)
+			pass := consolidate.NearExact(p.a, p.b)
 			if n < 12 {
 				verdict := "blocked"
 				if pass {
@@ -159,13 +159,4 @@ func measureNearExact(t *testing.T, path string) {
 		t.Logf("band [%.2f, %.2f): %d pairs not exact; sample:%s", band, min(hi, 1), n, b.String())
 		hi = band
 	}
-}
-
-// sameDay is the near-exact merge's day rule for a measured pair: an
-// experience pairs only with an experience of the same day.
-func sameDay(a, b *memory.Fact) bool {
-	if a.Kind != memory.KindExperience && b.Kind != memory.KindExperience {
-		return true
-	}
-	return a.Kind == b.Kind && a.EventTime().UTC().Format("2006-01-02") == b.EventTime().UTC().Format("2006-01-02")
 }

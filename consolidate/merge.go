@@ -166,7 +166,7 @@ const (
 	// "near-exact duplicates"). Measured with the built-in embedder on
 	// the LoCoMo and BEAM dev sets (docs/consolidation.md, "Fact merge";
 	// TestMeasureNearExact).
-	DefaultNearExactCosine = 0.97
+	DefaultNearExactCosine = 0.95
 	// DefaultMergeNeighbours is how many nearest facts the fact merge
 	// asks the vector index for around each fact (k small: never all
 	// pairs).

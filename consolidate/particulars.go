@@ -98,3 +98,40 @@ func particulars(s string) textParticulars {
 	flush()
 	return p
 }
+
+// fillers are the words [SameWording] ignores: articles, conjunctions,
+// interjections and intensifiers, which change how a fact is said, not
+// what it says.
+var fillers = map[string]bool{
+	"a": true, "an": true, "the": true, "and": true, "so": true, "just": true, "really": true, "very": true,
+	"too": true, "also": true, "totally": true, "total": true, "truly": true, "quite": true, "pretty": true,
+	"absolutely": true, "definitely": true, "now": true, "oh": true, "well": true, "yeah": true, "yes": true,
+	"ok": true, "okay": true, "hey": true, "hi": true, "wow": true, "um": true, "uh": true, "actually": true,
+}
+
+// SameWording reports whether two texts say the same words in the same
+// order once case, punctuation, numbers and filler words (articles,
+// "and", interjections, intensifiers such as "really" or "totally") are
+// set aside: "Got it, that makes total sense now!" and "got it that
+// makes sense" do; "I gave it to him" and "I gave it to her", or "Dog
+// bites man" and "Man bites dog", do not. With [SameParticulars] (which
+// compares the numbers) it is the near-exact merge's safe normalisation:
+// the built-in embedder drops stopwords, so "Me too. Talk to you later!"
+// and "Talk to you later" embed alike, and cosine alone never tells
+// (docs/consolidation.md, "Fact merge").
+func SameWording(a, b string) bool {
+	return slices.Equal(wording(a), wording(b))
+}
+
+func wording(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\'' && r != '’'
+	}) {
+		w = strings.Trim(strings.ReplaceAll(w, "’", "'"), "'")
+		if w != "" && !fillers[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -29,3 +29,23 @@ func TestSameParticulars(t *testing.T) {
 		}
 	}
 }
+
+func TestSameWording(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"I love tea!", "i love tea", true},
+		{"Got it, that makes total sense now!", "got it that makes sense", true},
+		{"Oh, I really love the tea.", "I love tea", true},
+		{"I gave it to him", "I gave it to her", false},
+		{"Dog bites man", "Man bites dog", false},
+		{"Me too. Talk to you later!", "Thanks! Talk to you later!", false},
+		{"Take care!", "You too, take care!", false},
+		{"I don't like tea", "I do like tea", false},
+	} {
+		if got := SameWording(c.a, c.b); got != c.want {
+			t.Errorf("SameWording(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

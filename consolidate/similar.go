@@ -69,10 +69,10 @@ type SimilarResult struct {
 // vector index for each fact's opts.Defaults.Neighbours nearest active
 // facts — never all pairs — and for each neighbour above the thresholds:
 //
-//   - near-exact (no LLM needed): cosine ≥ NearExactCosine, the same
-//     speaker, for an experience the same day (as [memory.FactDuplicateKey]),
-//     and the same particulars ([SameParticulars]: numbers, names,
-//     negations) → merged;
+//   - near-exact (no LLM needed): cosine ≥ NearExactCosine and
+//     [NearExact] (the same speaker, for an experience the same day as
+//     [memory.FactDuplicateKey] has it, the same wording up to fillers
+//     and the same numbers, names and negations) → merged;
 //   - otherwise, with an LLM, cosine ≥ LLMCosine and no earlier verdict
 //     on the pair → the fact and its candidates go to the LLM in one
 //     structured call; "same" is merged, "different" remembered
@@ -215,7 +215,9 @@ func (m *similarMerge) page(ctx context.Context, facts []*memory.Fact) error {
 // NearExact reports whether two facts may merge without an LLM once
 // their cosine is high enough: the same speaker (case-folded), for an
 // experience the same kind and day (the same sentence about two days is
-// two events), and the same particulars ([SameParticulars]).
+// two events), the same words in the same order up to fillers
+// ([SameWording]) and the same particulars ([SameParticulars]: numbers,
+// names, negations).
 func NearExact(a, b *memory.Fact) bool {
 	if !strings.EqualFold(strings.TrimSpace(a.Speaker), strings.TrimSpace(b.Speaker)) {
 		return false
@@ -225,7 +227,7 @@ func NearExact(a, b *memory.Fact) bool {
 			return false
 		}
 	}
-	return SameParticulars(a.Text, b.Text)
+	return SameWording(a.Text, b.Text) && SameParticulars(a.Text, b.Text)
 }
 
 // merge folds one of a, b into the other by the keeper rule and reports
@@ -389,4 +391,13 @@ func factDay(f *memory.Fact) string {
 		kind = memory.KindWorld
 	}
 	return " (" + string(kind) + ", " + t.UTC().Format(time.DateOnly) + ")"
+}
+
+// Counts is r as a run record's counts (beside [MergeResult.Counts]'s,
+// the LLM's merges as llm_merged).
+func (r *SimilarResult) Counts() map[string]int {
+	return map[string]int{
+		"searched": r.Searched, "near_exact": r.NearExact, "candidates": r.Candidates, "remembered": r.Remembered,
+		"asked": r.Asked, "llm_merged": r.Merged, "different": r.Different, "failed": r.Failed,
+	}
 }
