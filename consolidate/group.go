@@ -292,7 +292,8 @@ func (g *grouper) summarise(ctx context.Context, members []string) error {
 // summaryFact is the fact that replaces facts: the LLM's text, with what
 // the members agree on (speaker, kind) and the span of their times, the
 // most common category, the most cautious sensitivity, the highest
-// importance, the lowest confidence and every tag.
+// importance, the lowest confidence and every tag. Its occurred range
+// spans the members' (when they have one); it has no document.
 func summaryFact(bank, text string, facts []*memory.Fact, at time.Time) *memory.Fact {
 	ids := make([]string, len(facts))
 	for i, f := range facts {
@@ -323,7 +324,7 @@ func summaryFact(bank, text string, facts []*memory.Fact, at time.Time) *memory.
 				s.Tags = append(s.Tags, t)
 			}
 		}
-		if t := f.EventTime(); !t.IsZero() {
+		if t := f.OccurredStart; !t.IsZero() {
 			if s.OccurredStart.IsZero() || t.Before(s.OccurredStart) {
 				s.OccurredStart = t
 			}
