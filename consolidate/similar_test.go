@@ -170,7 +170,7 @@ func TestMergeSimilar_NearExact(t *testing.T) {
 	s := &fakeSimilarStore{}
 	s.put(t, "a", "Ann", birthday, 0, t0)
 	s.put(t, "b", "Ann", birthdayAgain, 0, t0.Add(time.Minute))
-	s.put(t, "c", "Bob", birthday, 0, t0)                                      // another speaker
+	s.put(t, "c", "Bob", birthday, 0, t0)                                       // another speaker
 	s.put(t, "d", "Ann", strings.Replace(birthday, "two", "2", 1)+" 23", 0, t0) // a number more
 	s.put(t, "p40", "Ann", "Alex paid $40 for the tickets to the jazz concert in Lisbon on Friday evening, booked through the festival website after comparing seats, parking, restaurants and hotels near the venue, then told the whole family about the programme, the musicians and the late train home", 0, t0)
 	s.put(t, "p45", "Ann", "Alex paid $45 for the tickets to the jazz concert in Lisbon on Friday evening, booked through the festival website after comparing seats, parking, restaurants and hotels near the venue, then told the whole family about the programme, the musicians and the late train home", 0, t0)
