@@ -168,8 +168,9 @@ var suite = []struct {
 		{"StatusRoundTrip", testFactStatusRoundTrip},
 		{"StatusErrors", testFactStatusErrors},
 	}},
-	{"Merge", []testCase{{"Move", testMergeMove}, {"Again", testMergeAgain}, {"Errors", testMergeErrors}}},              // merge.go: memory.FactMerger
-	{"Consolidate", []testCase{{"Runs", testRunsRoundTrip}, {"RunsErrors", testRunsErrors}, {"Decay", testDecayApply}}}, // consolidate.go: memory.Runs, memory.Decay
+	{"Merge", []testCase{{"Move", testMergeMove}, {"Again", testMergeAgain}, {"Errors", testMergeErrors}}},                                               // merge.go: memory.FactMerger
+	{"FactGroup", []testCase{{"Vectors", testFactVectors}, {"Verdicts", testPairVerdicts}, {"Group", testGroupFacts}, {"GroupErrors", testGroupErrors}}}, // group.go: memory.FactVectors, memory.MergeVerdicts, memory.FactGrouper
+	{"Consolidate", []testCase{{"Runs", testRunsRoundTrip}, {"RunsErrors", testRunsErrors}, {"Decay", testDecayApply}}},                                  // consolidate.go: memory.Runs, memory.Decay
 	{"Temporal", []testCase{ // temporal.go: memory.EntityTimelines, memory.ImportanceScores
 		{"Busy", testTemporalBusy}, {"Marks", testTemporalMarks}, {"Timeline", testTemporalTimeline},
 		{"Importance", testTemporalImportance}, {"Errors", testTemporalErrors},
