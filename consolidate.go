@@ -54,20 +54,13 @@ type passFunc func(ctx context.Context, p passRun) (map[string]int, error)
 // store, embedder and clock.
 func (e *Engine) passFuncs() map[string]passFunc {
 	return map[string]passFunc{
-		PassTemporal:  e.runTemporal,
-		PassMerge:     e.runMerge,
-		PassDreams:    e.runDreams,  // dreams.go
-		PassArchive:   e.runArchive, // archive.go
+		PassTemporal:  e.runTemporal, // temporal.go
+		PassMerge:     e.runMerge,    // merge.go
+		PassGroup:     e.runGroup,    // group.go
+		PassDreams:    e.runDreams,   // dreams.go
+		PassArchive:   e.runArchive,  // archive.go
 		PassLifecycle: e.runLifecycle,
 	}
-}
-
-func (e *Engine) runMerge(ctx context.Context, p passRun) (map[string]int, error) {
-	res, err := consolidate.MergeDuplicates(ctx, e.store, p.bank, consolidate.MergeOptions{Now: e.now})
-	if res == nil {
-		return nil, err
-	}
-	return res.Counts(), err
 }
 
 // runLifecycle scores the importance of unscored facts first when an

@@ -94,6 +94,67 @@ func TestEngine_MergeDuplicates_Growth(t *testing.T) {
 	if again.Scanned != n || again.Groups != 0 || again.Merged != 0 {
 		t.Errorf("second merge: got %+v, want %d scanned and nothing merged", again, n)
 	}
+	// The whole merge pass (exact, then near-exact through the vector
+	// index) leaves the 200 distinct sentences alone: they differ in a
+	// name or a number, which near-exact never merges.
+	run, err := eng.Consolidate(ctx, "b", mnemo.PassMerge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Counts["merged"] != 0 || run.Counts["near_exact"] != 0 || run.Counts["searched"] != n {
+		t.Errorf("merge pass: counts %v, want %d searched and nothing merged", run.Counts, n)
+	}
+	if got := activeFacts(t, eng); got != n {
+		t.Errorf("after the merge pass: got %d active facts, want %d", got, n)
+	}
+}
+
+// Growth through consolidation alone (issue 12): the same 200 sentences
+// retained twice, then the merge pass as the runner runs it, leave 200
+// active facts, and recall returns each sentence once.
+func TestEngine_Consolidate_Growth(t *testing.T) {
+	ctx := context.Background()
+	eng := openEngine(t, filepath.Join(t.TempDir(), "mnemo.db"))
+	if _, err := eng.CreateBank(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	sents := mergeSentences(n)
+	for round := range 2 {
+		for i, s := range sents {
+			if _, err := eng.Retain(ctx, memory.RetainRequest{BankID: "b", Source: "note", ItemID: fmt.Sprintf("r%d-%d", round, i), Text: s}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, pass := range mnemo.Passes {
+		if _, err := eng.Consolidate(ctx, "b", pass); err != nil {
+			t.Fatalf("%s: %v", pass, err)
+		}
+	}
+	if got := activeFacts(t, eng); got != n {
+		t.Errorf("after consolidation: got %d active facts, want %d", got, n)
+	}
+	for _, s := range sents {
+		rec, err := eng.Recall(ctx, memory.Query{BankID: "b", Text: s, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		for _, r := range rec.Results {
+			if r.Fact.Text == s {
+				seen++
+			}
+			for _, p := range r.Previously {
+				if p.Text == s {
+					seen++
+				}
+			}
+		}
+		if seen != 1 {
+			t.Errorf("recall %q: got it %d times, want once", s, seen)
+		}
+	}
 }
 
 // A near-duplicate that is another fact — another speaker, a number

@@ -152,3 +152,17 @@ func (r *ConsolidationReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "total\t\t%.0f\t%d\t%d\t\n", r.WallMS, r.LLMCalls, r.Tokens)
 	return tw.Flush()
 }
+
+// SyntheticNewest is when the newest document of GenerateSynthetic(n,
+// seed) was said: a consolidation clock set just after it sees the
+// generated bank as a live bank sees itself tonight ("recent" facts are
+// its last days).
+func SyntheticNewest(n int, seed int64) time.Time {
+	var newest time.Time
+	for _, r := range GenerateSynthetic(n, seed) {
+		if r.At.After(newest) {
+			newest = r.At
+		}
+	}
+	return newest
+}

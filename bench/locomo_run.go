@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +38,17 @@ type LoCoMoOptions struct {
 	// Progress, when set, is called after each step with the steps done
 	// and the total: one step per retained session and per recall.
 	Progress func(done, total int)
+	// Consolidate names consolidation passes run on each conversation's
+	// bank after it is retained and before it is recalled, in order; the
+	// engine must then be a [Consolidator]. Their runs are in
+	// LoCoMoReport.Runs.
+	Consolidate []string
+}
+
+// Consolidator is an engine that runs consolidation passes
+// (mnemo.Engine.Consolidate).
+type Consolidator interface {
+	Consolidate(ctx context.Context, bank, pass string) (*memory.Run, error)
 }
 
 // LoCoMoReport is the outcome of [RunLoCoMo]. Its JSON is
@@ -56,6 +69,10 @@ type LoCoMoReport struct {
 	IngestFactsPerSec float64 `json:"ingest_facts_per_s"`
 	// RecallMS is the latency of one recall call.
 	RecallMS Latency `json:"recall_ms"`
+
+	// Runs are the consolidation runs of LoCoMoOptions.Consolidate, per
+	// bank in order.
+	Runs []*memory.Run `json:"runs,omitempty"`
 
 	Sessions   int           `json:"-"` // documents retained
 	Facts      int           `json:"-"` // facts the engine reported
@@ -117,6 +134,19 @@ func RunLoCoMo(ctx context.Context, eng Engine, data *importer.LoCoMo, opts LoCo
 			r.Sessions++
 			r.Facts += facts
 			step()
+		}
+		if len(opts.Consolidate) > 0 {
+			cons, ok := eng.(Consolidator)
+			if !ok {
+				return nil, memory.Errorf(memory.EINVALID, "consolidate: the engine runs no consolidation")
+			}
+			for _, pass := range opts.Consolidate {
+				run, err := cons.Consolidate(ctx, bank.ID, pass)
+				if err != nil {
+					return nil, fmt.Errorf("consolidate %s %s: %w", bank.ID, pass, err)
+				}
+				r.Runs = append(r.Runs, run)
+			}
 		}
 		for _, q := range c.Queries {
 			if !q.Evaluated {
@@ -193,6 +223,27 @@ func (r *LoCoMoReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "ingest: %d facts from %d sessions in %s (%.1f facts/s)\n",
 		r.Facts, r.Sessions, r.IngestTime.Round(time.Millisecond), r.IngestFactsPerSec)
 	fmt.Fprintf(&b, "recall: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms\n", r.RecallMS.P50, r.RecallMS.P95, r.RecallMS.P99)
+	if len(r.Runs) > 0 {
+		total := map[string]map[string]int{}
+		var passes []string
+		for _, run := range r.Runs {
+			if total[run.Pass] == nil {
+				total[run.Pass] = map[string]int{}
+				passes = append(passes, run.Pass)
+			}
+			for k, v := range run.Counts {
+				total[run.Pass][k] += v
+			}
+		}
+		for _, p := range passes {
+			keys := slices.Sorted(maps.Keys(total[p]))
+			parts := make([]string, len(keys))
+			for i, k := range keys {
+				parts[i] = fmt.Sprintf("%s %d", k, total[p][k])
+			}
+			fmt.Fprintf(&b, "consolidate %s: %s\n", p, strings.Join(parts, ", "))
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -154,10 +154,43 @@ func pickKeeper(ctx context.Context, st MergeStore, bank string, g []*memory.Fac
 	return best.ID, nil
 }
 
+// The fact merge's numbers.
+const (
+	// DefaultMergeLLMCosine is the cosine above which two facts are put
+	// to the LLM as a possible duplicate: 0.90 (seed 000 "Fact Merge",
+	// "fact pairs above 0.90 cosine similarity").
+	DefaultMergeLLMCosine = 0.90
+	// DefaultNearExactCosine is the cosine at or above which two facts of
+	// the same speaker (and, for events, the same day) whose particulars
+	// agree ([SameParticulars]) merge without an LLM (DESIGN §4.6,
+	// "near-exact duplicates"). Measured with the built-in embedder on
+	// the LoCoMo and BEAM dev sets (docs/consolidation.md, "Fact merge";
+	// TestMeasureNearExact).
+	DefaultNearExactCosine = 0.95
+	// DefaultMergeNeighbours is how many nearest facts the fact merge
+	// asks the vector index for around each fact (k small: never all
+	// pairs).
+	DefaultMergeNeighbours = 5
+)
+
 // MergeDefaults holds the numbers of the fact merge, each a named default
-// with the seed it comes from. Its fields carry json tags: the names a
-// bank's overrides use (snake_case, prefixed by the pass).
-type MergeDefaults struct{}
+// with the seed or measurement it comes from. Its fields carry json
+// tags: the names a bank's overrides use (snake_case, prefixed by the
+// pass).
+type MergeDefaults struct {
+	// LLMCosine is the least cosine of a pair the LLM judges
+	// (DefaultMergeLLMCosine).
+	LLMCosine float64 `json:"merge_llm_cosine"`
+	// NearExactCosine is the least cosine of a near-exact pair merged
+	// without an LLM (DefaultNearExactCosine); above 1 turns near-exact
+	// merging off, leaving the exact key.
+	NearExactCosine float64 `json:"merge_near_exact_cosine"`
+	// Neighbours is k of each fact's vector search
+	// (DefaultMergeNeighbours).
+	Neighbours int `json:"merge_neighbours"`
+}
 
 // defaultMergeDefaults returns the seeds' numbers for the fact merge.
-func defaultMergeDefaults() MergeDefaults { return MergeDefaults{} }
+func defaultMergeDefaults() MergeDefaults {
+	return MergeDefaults{LLMCosine: DefaultMergeLLMCosine, NearExactCosine: DefaultNearExactCosine, Neighbours: DefaultMergeNeighbours}
+}

@@ -49,7 +49,7 @@ const (
 //
 // A pass joins Order when it is built, at its place in the sequence
 // above.
-var Order = []string{PassTemporal, PassMerge, PassDreams, PassArchive, PassLifecycle}
+var Order = []string{PassTemporal, PassMerge, PassGroup, PassDreams, PassArchive, PassLifecycle}
 
 // PendingPasses are the passes that take newly retained facts through
 // consolidation, run by the pending trigger (seed 000, "every 30s:

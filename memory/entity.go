@@ -217,6 +217,9 @@ const (
 	LinkCausedBy LinkKind = "caused_by"
 	LinkEnables  LinkKind = "enables"
 	LinkPrevents LinkKind = "prevents"
+	// LinkSummarises joins a summary fact to each fact it summarises
+	// (group consolidation, seed 002; [FactGrouper]).
+	LinkSummarises LinkKind = "summarises"
 )
 
 // Link is a weighted, directed edge between two facts of one bank.

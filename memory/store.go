@@ -30,14 +30,17 @@ type Store interface {
 	JobQueue
 	SessionBuffer
 	AccessRecorder
-	Keys       // key.go
-	Blocks     // block.go
-	Forgetter  // forget.go
-	FactLister // facts.go
-	Lifecycle  // facts.go
-	FactMerger // merge.go
-	Runs       // run.go
-	Decay      // decay.go
+	Keys          // key.go
+	Blocks        // block.go
+	Forgetter     // forget.go
+	FactLister    // facts.go
+	Lifecycle     // facts.go
+	FactMerger    // merge.go
+	FactVectors   // vectors.go
+	MergeVerdicts // verdict.go
+	FactGrouper   // group.go
+	Runs          // run.go
+	Decay         // decay.go
 
 	EntityTimelines  // timeline.go: the temporal pass
 	ImportanceScores // importance.go: importance scoring

@@ -2,13 +2,15 @@ package memory
 
 import "context"
 
-// FactVectors reads the embeddings stored with facts, for the passes that
-// compare facts with each other (the dream pass clusters them) without
-// paying the embedder again for vectors the bank already holds. Both
-// built-in stores have it; detect it by type assertion.
+// FactVectors reads the embeddings of stored facts: what the
+// consolidation passes that compare facts with each other (the fact
+// merge, group consolidation) start from, so that no fact is embedded a
+// second time to find its neighbours through [Searcher.SearchVector].
 type FactVectors interface {
-	// FactEmbeddings returns the stored embedding of each fact of ids
-	// that exists and has one, by id, whatever the fact's status; ids that
-	// do not exist are absent. An unknown bank is ENOTFOUND.
+	// FactEmbeddings returns the embeddings of the given facts, by id,
+	// whatever their status. Ids that do not exist, and facts stored
+	// without an embedding, are absent from the map; no ids give an empty
+	// map. The vectors are the caller's to keep. An unknown bank is
+	// ENOTFOUND.
 	FactEmbeddings(ctx context.Context, bankID string, ids []string) (map[string][]float32, error)
 }

@@ -30,8 +30,12 @@ func (p *Pipeline) history(ctx context.Context, bank string, asOf time.Time, res
 			continue // not yet replaced at the as-of time
 		}
 		if i, ok := at[f.SupersededBy]; ok {
-			if r := results[i].Fact; memory.DuplicateKey(f.Speaker, f.Text) == memory.DuplicateKey(r.Speaker, r.Text) {
-				continue // a duplicate merged into it (consolidation) is the same fact, not its history
+			if r := results[i].Fact; f.ValidTo.IsZero() || memory.DuplicateKey(f.Speaker, f.Text) == memory.DuplicateKey(r.Speaker, r.Text) {
+				// A fact consolidation folded into this one (a merged
+				// duplicate, a group's member) is still true — only a
+				// newer fact closes valid_to — so it is the same fact or
+				// a part of it, not its history.
+				continue
 			}
 			results[i].Previously = append(results[i].Previously, f)
 		}

@@ -26,6 +26,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Run a benchmark on a fresh temporary database"}
 	var data, out string
 	var keep bool
+	var consolidatePasses []string
 	locomo := &cobra.Command{
 		Use:   "locomo",
 		Short: "Retrieval quality on LoCoMo (MEM-RET v1 protocol): recall@k, hit@10, MRR per category",
@@ -43,7 +44,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer cleanup()
-			opts := bench.LoCoMoOptions{Progress: g.progress(g.stderr, "locomo")}
+			opts := bench.LoCoMoOptions{Progress: g.progress(g.stderr, "locomo"), Consolidate: consolidatePasses}
 			if out != "" {
 				f, err := os.Create(out)
 				if err != nil {
@@ -64,6 +65,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 	}
 	locomo.Flags().StringVar(&data, "data", "", "LoCoMo JSON file (e.g. ../shared/data/locomo-dev.json)")
 	locomo.Flags().StringVar(&out, "out", "", "write the run file (JSONL) here")
+	locomo.Flags().StringSliceVar(&consolidatePasses, "consolidate", nil, "consolidation passes to run on each bank after retaining it, before the queries (e.g. merge)")
 	var facts, queries int
 	var seed int64
 	var oneByOne, startup bool

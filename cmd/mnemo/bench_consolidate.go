@@ -1,9 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
+	"time"
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/bench"
@@ -56,6 +60,11 @@ passes that need one.`,
 					return err
 				}
 				cfg.DB = path
+				// The consolidation clock runs from just after the
+				// generated bank's newest document: its last days are
+				// "recent", as a live bank's are tonight.
+				offset := bench.SyntheticNewest(facts, seed).Add(time.Hour).Sub(time.Now())
+				cfg.Now = func() time.Time { return time.Now().Add(offset) }
 				cfg.LLM = openai.New(openai.Config{BaseURL: srv.URL(), APIKey: "scripted", Model: "scripted"})
 				consolidate = func(ctx context.Context, bank string) ([]*memory.Run, error) {
 					ceng, err := mnemo.Open(ctx, cfg)
@@ -98,7 +107,59 @@ func scriptedConsolidation(r llmtest.Request) llmtest.Reply {
 }
 
 // scriptedReplies maps each consolidation schema to its answer.
-var scriptedReplies = map[string]func(llmtest.Request) any{}
+var scriptedReplies = map[string]func(llmtest.Request) any{
+	// Every fact it is shown scores 0.5.
+	"importance": func(r llmtest.Request) any {
+		var scores []map[string]any
+		for _, id := range factIDs(r) {
+			scores = append(scores, map[string]any{"fact": id, "importance": 0.5})
+		}
+		return map[string]any{"scores": scores}
+	},
+	// Every candidate is a different fact.
+	"fact_merge": func(r llmtest.Request) any {
+		ids := factIDs(r)
+		verdicts := []map[string]any{}
+		for _, id := range ids {
+			verdicts = append(verdicts, map[string]any{"candidate": id, "verdict": "different"})
+		}
+		return map[string]any{"verdicts": verdicts}
+	},
+	// The group's first fact stands for it.
+	"group_summary": func(r llmtest.Request) any {
+		first, _, _ := strings.Cut(lastUser(r), "\n")
+		_, text, _ := strings.Cut(first, ". ")
+		return map[string]any{"summary": cmp.Or(text, "a summary")}
+	},
+	// No pattern found.
+	"temporal_patterns": func(llmtest.Request) any { return map[string]any{"patterns": []any{}} },
+}
+
+// factIDRE matches the fact ids a prompt shows.
+var factIDRE = regexp.MustCompile(`\bf_[0-9a-z]{20,}\b`)
+
+// factIDs are the fact ids of r's last user message, each once, in order.
+func factIDs(r llmtest.Request) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, id := range factIDRE.FindAllString(lastUser(r), -1) {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// lastUser is the content of r's last user message.
+func lastUser(r llmtest.Request) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
 
 // promptTokens estimates a request's input tokens: 4 bytes a token.
 func promptTokens(r llmtest.Request) int {
@@ -108,4 +169,3 @@ func promptTokens(r llmtest.Request) int {
 	}
 	return n/4 + 1
 }
-

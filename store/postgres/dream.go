@@ -12,10 +12,7 @@ import (
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
-var (
-	_ memory.Dreams      = (*Store)(nil)
-	_ memory.FactVectors = (*Store)(nil)
-)
+var _ memory.Dreams = (*Store)(nil)
 
 // PutDreams implements memory.Dreams: an upsert per dream, all in one
 // transaction. The dreams table has no full-text or vector index: no
@@ -84,32 +81,5 @@ func (s *Store) ListDreams(ctx context.Context, bankID string, limit int) ([]*me
 	if out == nil && err == nil {
 		out = []*memory.Dream{}
 	}
-	return out, err
-}
-
-// FactEmbeddings implements memory.FactVectors: the facts' stored
-// vectors, read by primary key.
-func (s *Store) FactEmbeddings(ctx context.Context, bankID string, ids []string) (map[string][]float32, error) {
-	if err := requireBank(ctx, s.pool, bankID); err != nil {
-		return nil, err
-	}
-	out := map[string][]float32{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := s.pool.Query(ctx, `SELECT id, embedding FROM facts WHERE bank_id = $1 AND id = ANY($2) AND embedding IS NOT NULL`, bankID, ids)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	err = dbrows.Each(rows, func(r dbrows.Scanner) error {
-		var id string
-		var vec pgvector.Vector
-		if err := r.Scan(&id, &vec); err != nil {
-			return err
-		}
-		out[id] = vec.Slice()
-		return nil
-	})
 	return out, err
 }

@@ -180,6 +180,9 @@ func forgetFacts(ctx context.Context, tx pgx.Tx, bank string, ids []string, c *m
 	if _, err := exec(`DELETE FROM entity_refs WHERE bank_id = $1 AND fact_id = ANY($2)`, bank, ids); err != nil {
 		return err
 	}
+	if _, err := exec(`DELETE FROM fact_verdicts WHERE bank_id = $1 AND (fact_a = ANY($2) OR fact_b = ANY($2))`, bank, ids); err != nil {
+		return err
+	}
 	if err := forgetEntities(ctx, tx, bank, perEntity, perFact, c); err != nil {
 		return err
 	}

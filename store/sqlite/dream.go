@@ -9,10 +9,7 @@ import (
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
-var (
-	_ memory.Dreams      = (*Store)(nil)
-	_ memory.FactVectors = (*Store)(nil)
-)
+var _ memory.Dreams = (*Store)(nil)
 
 // PutDreams implements memory.Dreams: one upsert per dream in one
 // transaction. The dreams table has no full-text or vector index: no
@@ -83,35 +80,5 @@ func (s *Store) ListDreams(ctx context.Context, bankID string, limit int) ([]*me
 	if out == nil && err == nil {
 		out = []*memory.Dream{}
 	}
-	return out, err
-}
-
-// FactEmbeddings implements memory.FactVectors: the facts' stored blobs,
-// read by primary key.
-func (s *Store) FactEmbeddings(ctx context.Context, bankID string, ids []string) (map[string][]float32, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
-		return nil, err
-	}
-	out := map[string][]float32{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	inIDs, args := in(ids, bankID)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id, embedding FROM facts WHERE bank_id = ? AND embedding IS NOT NULL AND id IN `+inIDs, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	err = dbrows.Each(rows, func(r dbrows.Scanner) error {
-		var id string
-		var blob []byte
-		if err := r.Scan(&id, &blob); err != nil {
-			return err
-		}
-		if len(blob) > 0 {
-			out[id] = decodeVector(make([]float32, 0, len(blob)/4), blob)
-		}
-		return nil
-	})
 	return out, err
 }

@@ -219,6 +219,9 @@ func forgetFacts(ctx context.Context, tx *sql.Tx, bank string, ids []string, c *
 	if _, err := exec(`DELETE FROM entity_refs WHERE bank_id = ?1 AND fact_id IN `+F, bank, list); err != nil {
 		return nil, fmt.Errorf("forget refs: %w", err)
 	}
+	if _, err := exec(`DELETE FROM fact_verdicts WHERE bank_id = ?1 AND (fact_a IN `+F+` OR fact_b IN `+F+`)`, bank, list); err != nil {
+		return nil, fmt.Errorf("forget verdicts: %w", err)
+	}
 	if err := forgetEntities(ctx, tx, bank, perEntity, perFact, c); err != nil {
 		return nil, err
 	}

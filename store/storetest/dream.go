@@ -144,47 +144,6 @@ func testDreamsNeverSearched(e *env) {
 	}
 }
 
-// factVectors returns the store's FactVectors, or skips the test.
-func (e *env) factVectors() memory.FactVectors {
-	e.t.Helper()
-	v, ok := e.s.(memory.FactVectors)
-	if !ok {
-		e.t.Skip("the store reads no fact vectors (memory.FactVectors)")
-	}
-	return v
-}
-
-// FactEmbeddings returns each asked fact's stored vector, whatever its
-// status; unknown ids and other banks' facts are absent.
-func testFactEmbeddings(e *env) {
-	fv := e.factVectors()
-	e.newBank("b")
-	e.newBank("c")
-	w := NewTestBatch("b", "d", "the kettle whistles", "the cat sleeps", "the bus is late")
-	e.writeNew(w)
-	e.writeNew(NewTestBatch("c", "d", "another bank's fact"))
-	if _, err := e.lifecycle().SetFactStatus(e.ctx, "b", []string{"d-f1"}, memory.StatusArchived); err != nil {
-		e.t.Fatal(err)
-	}
-	got, err := fv.FactEmbeddings(e.ctx, "b", []string{"d-f1", "nope", "d-f0"})
-	if err != nil {
-		e.t.Fatalf("FactEmbeddings: %v", err)
-	}
-	if len(got) != 2 {
-		e.t.Fatalf("FactEmbeddings: %d vectors, want 2 (d-f0, d-f1)", len(got))
-	}
-	checkVector(e.t, "FactEmbeddings[d-f0]", got["d-f0"], w.Facts[0].Embedding)
-	checkVector(e.t, "FactEmbeddings[d-f1]", got["d-f1"], w.Facts[1].Embedding)
-	if got, err := fv.FactEmbeddings(e.ctx, "c", []string{"d-f1"}); err != nil || len(got) != 0 {
-		e.t.Errorf("FactEmbeddings(c, d-f1) = %v, %v; want nothing", got, err)
-	}
-	if got, err := fv.FactEmbeddings(e.ctx, "b", nil); err != nil || len(got) != 0 {
-		e.t.Errorf("FactEmbeddings(no ids) = %v, %v; want nothing", got, err)
-	}
-	_, err = fv.FactEmbeddings(e.ctx, "nope", []string{"d-f0"})
-	wantCode(e.t, "FactEmbeddings(unknown bank)", err, memory.ENOTFOUND)
-}
-
 // checkVector compares two vectors within the stores' float32 rounding.
 func checkVector(t *testing.T, what string, got, want []float32) {
 	t.Helper()

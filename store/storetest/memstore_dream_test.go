@@ -11,7 +11,6 @@ import (
 
 var (
 	_ memory.Dreams               = (*memStore)(nil)
-	_ memory.FactVectors          = (*memStore)(nil)
 	_ memory.ObservationLifecycle = (*memStore)(nil)
 )
 
@@ -49,18 +48,6 @@ func (s *memStore) ListDreams(_ context.Context, bankID string, limit int) ([]*m
 		})
 		if limit > 0 && len(out) > limit {
 			out = out[:limit]
-		}
-		return out, nil
-	})
-}
-
-func (s *memStore) FactEmbeddings(_ context.Context, bankID string, ids []string) (map[string][]float32, error) {
-	return with(s, bankID, func(b *memBank) (map[string][]float32, error) {
-		out := map[string][]float32{}
-		for _, id := range ids {
-			if f, ok := b.facts[id]; ok && len(f.Embedding) > 0 {
-				out[id] = slices.Clone(f.Embedding)
-			}
 		}
 		return out, nil
 	})

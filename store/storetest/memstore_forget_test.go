@@ -68,6 +68,11 @@ func (b *memBank) forget(ids []string, c *memory.ForgetCounts) {
 		}
 	}
 	c.Facts = len(ids)
+	for p := range b.verdicts {
+		if gone[p.A] || gone[p.B] {
+			delete(b.verdicts, p)
+		}
+	}
 	perEntity := map[string]int{}
 	perFact := map[string][]string{}
 	for r := range b.refs {

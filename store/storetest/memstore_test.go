@@ -46,11 +46,12 @@ type memBank struct {
 	sessions   map[string]*memSession // by session id; memstore_queue_test.go
 	// observations by id; memstore_observation_test.go
 	observations map[string]*memory.Observation
-	blocks       map[string]*memory.Block // by name; memstore_block_test.go
-	dreams       map[string]*memory.Dream // by id; memstore_dream_test.go
-	forgetLog    []*memory.ForgetRecord   // oldest first; memstore_forget_test.go
-	consolidate  *memConsolidate          // runs and tier log; memstore_consolidate_test.go
-	temporal     *memTemporal             // entity and importance marks; memstore_temporal_test.go
+	blocks       map[string]*memory.Block               // by name; memstore_block_test.go
+	dreams       map[string]*memory.Dream               // by id; memstore_dream_test.go
+	forgetLog    []*memory.ForgetRecord                 // oldest first; memstore_forget_test.go
+	consolidate  *memConsolidate                        // runs and tier log; memstore_consolidate_test.go
+	temporal     *memTemporal                           // entity and importance marks; memstore_temporal_test.go
+	verdicts     map[memory.FactPair]memory.PairVerdict // memstore_group_test.go
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.
@@ -71,6 +72,7 @@ func (b *memBank) clone() *memBank {
 	c.blocks = maps.Clone(b.blocks)
 	c.dreams = maps.Clone(b.dreams)
 	c.forgetLog = slices.Clone(b.forgetLog)
+	c.verdicts = maps.Clone(b.verdicts)
 	return &c
 }
 

@@ -168,10 +168,11 @@ var suite = []struct {
 		{"StatusRoundTrip", testFactStatusRoundTrip},
 		{"StatusErrors", testFactStatusErrors},
 	}},
-	{"Merge", []testCase{{"Move", testMergeMove}, {"Again", testMergeAgain}, {"Errors", testMergeErrors}}},              // merge.go: memory.FactMerger
-	{"Consolidate", []testCase{{"Runs", testRunsRoundTrip}, {"RunsErrors", testRunsErrors}, {"Decay", testDecayApply}}}, // consolidate.go: memory.Runs, memory.Decay
-	{"Dreams", []testCase{ // dream.go: memory.Dreams, memory.FactVectors
-		{"RoundTrip", testDreamsRoundTrip}, {"Errors", testDreamsErrors}, {"NeverSearched", testDreamsNeverSearched}, {"Forget", testDreamsForget}, {"FactEmbeddings", testFactEmbeddings},
+	{"Merge", []testCase{{"Move", testMergeMove}, {"Again", testMergeAgain}, {"Errors", testMergeErrors}}},                                               // merge.go: memory.FactMerger
+	{"FactGroup", []testCase{{"Vectors", testFactVectors}, {"Verdicts", testPairVerdicts}, {"Group", testGroupFacts}, {"GroupErrors", testGroupErrors}}}, // group.go: memory.FactVectors, memory.MergeVerdicts, memory.FactGrouper
+	{"Consolidate", []testCase{{"Runs", testRunsRoundTrip}, {"RunsErrors", testRunsErrors}, {"Decay", testDecayApply}}},                                  // consolidate.go: memory.Runs, memory.Decay
+	{"Dreams", []testCase{ // dream.go: memory.Dreams
+		{"RoundTrip", testDreamsRoundTrip}, {"Errors", testDreamsErrors}, {"NeverSearched", testDreamsNeverSearched}, {"Forget", testDreamsForget},
 	}},
 	{"ObservationStatus", []testCase{ // observationstatus.go: memory.ObservationLifecycle
 		{"RoundTrip", testObservationStatusRoundTrip}, {"Errors", testObservationStatusErrors}, {"Access", testObservationAccess},
