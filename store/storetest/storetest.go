@@ -170,6 +170,9 @@ var suite = []struct {
 	}},
 	{"Merge", []testCase{{"Move", testMergeMove}, {"Again", testMergeAgain}, {"Errors", testMergeErrors}}},              // merge.go: memory.FactMerger
 	{"Consolidate", []testCase{{"Runs", testRunsRoundTrip}, {"RunsErrors", testRunsErrors}, {"Decay", testDecayApply}}}, // consolidate.go: memory.Runs, memory.Decay
+	{"Pending", []testCase{ // pending.go; optional: memory.PendingFacts, memory.ObservationVectors
+		{"Walk", testPendingWalk}, {"Mark", testPendingMark}, {"Errors", testPendingErrors}, {"ObservationVectors", testPendingObservationVectors},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
