@@ -53,8 +53,10 @@ type passFunc func(ctx context.Context, p passRun) (map[string]int, error)
 // store, embedder and clock.
 func (e *Engine) passFuncs() map[string]passFunc {
 	return map[string]passFunc{
-		PassMerge:     e.runMerge,
-		PassLifecycle: e.runLifecycle,
+		PassObservations:     e.runObservations,     // observe.go
+		PassObservationMerge: e.runObservationMerge, // observe.go
+		PassMerge:            e.runMerge,
+		PassLifecycle:        e.runLifecycle,
 	}
 }
 

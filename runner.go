@@ -113,7 +113,10 @@ func (e *Engine) consolidationState(ctx context.Context, bank string) (consolida
 		if pr.Started.IsZero() {
 			pr.Started = r.StartedAt
 		}
-		if pr.OK.IsZero() && r.Status == memory.RunOK {
+		// A pass skipped on purpose (no LLM configured, off for the bank)
+		// has done all it will: for the triggers it ran ok, or an offline
+		// bank would be due again at every tick.
+		if pr.OK.IsZero() && (r.Status == memory.RunOK || r.Status == memory.RunSkipped) {
 			pr.OK = r.StartedAt
 		}
 		s.Passes[r.Pass] = pr
