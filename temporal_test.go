@@ -35,9 +35,6 @@ func (e *llmEnv) sayAbout(bank, speaker, who, text string, at time.Time) *memory
 	return e.factByText(bank, text)
 }
 
-	return r
-}
-
 // TestEngine_Consolidate_Temporal is seed 000's temporal pass end to end,
 // through the scripted server: Alice's four recent facts give one
 // transition observation on the facts the model named; Bob, with two, is
