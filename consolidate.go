@@ -54,12 +54,14 @@ type passFunc func(ctx context.Context, p passRun) (map[string]int, error)
 // store, embedder and clock.
 func (e *Engine) passFuncs() map[string]passFunc {
 	return map[string]passFunc{
-		PassTemporal:  e.runTemporal, // temporal.go
-		PassMerge:     e.runMerge,    // merge.go
-		PassGroup:     e.runGroup,    // group.go
-		PassDreams:    e.runDreams,   // dreams.go
-		PassArchive:   e.runArchive,  // archive.go
-		PassLifecycle: e.runLifecycle,
+		PassObservations:     e.runObservations,     // observe.go
+		PassTemporal:         e.runTemporal,         // temporal.go
+		PassObservationMerge: e.runObservationMerge, // observe.go
+		PassMerge:            e.runMerge,            // merge.go
+		PassGroup:            e.runGroup,            // group.go
+		PassDreams:           e.runDreams,           // dreams.go
+		PassArchive:          e.runArchive,          // archive.go
+		PassLifecycle:        e.runLifecycle,
 	}
 }
 

@@ -25,7 +25,7 @@ func (e *llmEnv) temporalCalls() []llmtest.Request {
 
 // say retains one message of speaker at at, extracted (scripted) as one
 // fact about the person named who, and returns the fact.
-func (e *llmEnv) say(bank, speaker, who, text string, at time.Time) *memory.Fact {
+func (e *llmEnv) sayAbout(bank, speaker, who, text string, at time.Time) *memory.Fact {
 	e.t.Helper()
 	e.srv.On(llmtest.Rule{Schema: "extraction", Contains: text, Reply: llmtest.Reply{JSON: extraction(xfact{
 		text: text, category: "personal", speaker: speaker, message: 1, entities: [][3]any{{who, "person", 0.95}},
@@ -33,15 +33,6 @@ func (e *llmEnv) say(bank, speaker, who, text string, at time.Time) *memory.Fact
 	e.clock.set(at)
 	e.retain(bank, speaker, text, at)
 	return e.factByText(bank, text)
-}
-
-func (e *llmEnv) consolidate(bank, pass string) *memory.Run {
-	e.t.Helper()
-	r, err := e.eng.Consolidate(e.ctx, bank, pass)
-	if err != nil || r.Status != memory.RunOK {
-		e.t.Fatalf("Consolidate(%s, %s): %+v, %v; want ok", bank, pass, r, err)
-	}
-	return r
 }
 
 // TestEngine_Consolidate_Temporal is seed 000's temporal pass end to end,
@@ -56,13 +47,13 @@ func TestEngine_Consolidate_Temporal(t *testing.T) {
 	now := time.Date(2024, 6, 1, 9, 0, 0, 0, time.UTC)
 	day := 24 * time.Hour
 	alice := []*memory.Fact{
-		e.say("default", "Alice", "Alice", "Alice is the mobile app lead", now.Add(-20*day)),
-		e.say("default", "Alice", "Alice", "Alice reviews backend pull requests now", now.Add(-15*day)),
-		e.say("default", "Alice", "Alice", "Alice joined the backend rewrite", now.Add(-10*day)),
-		e.say("default", "Alice", "Alice", "Alice handed the mobile app to Ben", now.Add(-5*day)),
+		e.sayAbout("default", "Alice", "Alice", "Alice is the mobile app lead", now.Add(-20*day)),
+		e.sayAbout("default", "Alice", "Alice", "Alice reviews backend pull requests now", now.Add(-15*day)),
+		e.sayAbout("default", "Alice", "Alice", "Alice joined the backend rewrite", now.Add(-10*day)),
+		e.sayAbout("default", "Alice", "Alice", "Alice handed the mobile app to Ben", now.Add(-5*day)),
 	}
-	e.say("default", "Bob", "Bob", "Bob ran 5 km", now.Add(-3*day))
-	e.say("default", "Bob", "Bob", "Bob ran 10 km", now.Add(-2*day))
+	e.sayAbout("default", "Bob", "Bob", "Bob ran 5 km", now.Add(-3*day))
+	e.sayAbout("default", "Bob", "Bob", "Bob ran 10 km", now.Add(-2*day))
 	ids := func(fs ...*memory.Fact) []any {
 		out := []any{}
 		for _, f := range fs {
@@ -110,7 +101,7 @@ func TestEngine_Consolidate_Temporal(t *testing.T) {
 		t.Errorf("second run, no new fact: counts %v, %d calls; want no call", r.Counts, r.LLMCalls)
 	}
 
-	fifth := e.say("default", "Alice", "Alice", "Alice gave her first backend design review", now.Add(-1*day))
+	fifth := e.sayAbout("default", "Alice", "Alice", "Alice gave her first backend design review", now.Add(-1*day))
 	e.srv.On(llmtest.Rule{Schema: "temporal_patterns", Contains: "ENTITY: Alice", Reply: llmtest.Reply{JSON: transition(alice[0], alice[2], alice[3], fifth)}})
 	later := now.Add(2 * time.Hour)
 	e.clock.set(later)
@@ -133,7 +124,7 @@ func TestEngine_Consolidate_Temporal(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, s := range []string{"Carol sleeps 8 hours", "Carol sleeps 7 hours", "Carol sleeps 6 hours"} {
-		e.say("carol", "Carol", "Carol", s, now.Add(-time.Duration(3-i)*day))
+		e.sayAbout("carol", "Carol", "Carol", s, now.Add(-time.Duration(3-i)*day))
 	}
 	e.srv.On(llmtest.Rule{Schema: "temporal_patterns", Contains: "ENTITY: Carol", Reply: llmtest.Reply{Content: `{"patterns": [{"kind": "trend", "text": "Carol's sleep`}})
 	e.clock.set(now)
@@ -167,7 +158,7 @@ func TestEngine_Consolidate_Temporal(t *testing.T) {
 func TestEngine_Consolidate_Importance(t *testing.T) {
 	e := newLLMEnv(t)
 	learned := time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
-	f := e.say("default", "Dana", "Dana", "Dana is allergic to penicillin", learned)
+	f := e.sayAbout("default", "Dana", "Dana", "Dana is allergic to penicillin", learned)
 	if f.Importance != 0.7 {
 		t.Fatalf("extracted importance %v, want the scripted 0.7", f.Importance)
 	}

@@ -148,20 +148,6 @@ func (l *dreamLLM) stages() []string {
 	return out
 }
 
-// testEmbedder embeds a text as storetest.TestVector: the same text gives
-// the same vector, others unrelated ones.
-type testEmbedder struct{}
-
-func (testEmbedder) Name() string   { return "test" }
-func (testEmbedder) Dimension() int { return storetest.TestDimension }
-func (testEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		out[i] = storetest.TestVector(t, storetest.TestDimension)
-	}
-	return out, nil
-}
-
 const (
 	insightRB = "Sam paces his long runs the way he paces the starter: every two days."
 	insightRG = "Sam only runs on the days the garden needs no water."

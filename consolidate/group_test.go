@@ -35,7 +35,7 @@ func TestGroupFacts(t *testing.T) {
 	}
 	const summary = "Alice has a flat white at the corner cafe every morning before work."
 	fail := true
-	llm := &fakeLLM{answer: func(req *memory.ChatRequest) (any, error) {
+	llm := &mergeLLM{answer: func(req *memory.ChatRequest) (any, error) {
 		if req.Schema == nil || req.Schema.Name != "group_summary" || req.Stage != StageGroup {
 			return nil, errors.New("unexpected request")
 		}
@@ -92,7 +92,7 @@ func TestGroupFacts_Errors(t *testing.T) {
 	for i, text := range coffee {
 		s.put(t, string(rune('a'+i)), "Ann", text, 0, t0)
 	}
-	llm := &fakeLLM{answer: func(*memory.ChatRequest) (any, error) { return map[string]any{"summary": "x"}, nil }}
+	llm := &mergeLLM{answer: func(*memory.ChatRequest) (any, error) { return map[string]any{"summary": "x"}, nil }}
 	res, err := GroupFacts(t.Context(), s, "b", GroupOptions{LLM: llm, Embedder: testEmbedder})
 	if err != nil || res.Groups != 1 || res.Failed != 1 || res.Summarised != 0 {
 		t.Errorf("conflict: %+v, %v; want 1 group failed", res, err)

@@ -49,13 +49,13 @@ const (
 //
 // A pass joins Order when it is built, at its place in the sequence
 // above.
-var Order = []string{PassTemporal, PassMerge, PassGroup, PassDreams, PassArchive, PassLifecycle}
+var Order = []string{PassObservations, PassTemporal, PassObservationMerge, PassMerge, PassGroup, PassDreams, PassArchive, PassLifecycle}
 
 // PendingPasses are the passes that take newly retained facts through
 // consolidation, run by the pending trigger (seed 000, "every 30s:
 // consolidate pending facts"): the per-fact observations, and the
 // offline fact merge that folds new duplicates.
-var PendingPasses = []string{PassMerge}
+var PendingPasses = []string{PassObservations, PassMerge}
 
 // NeedsLLM reports whether pass does nothing without an LLM: its run is
 // then recorded as skipped with the reason [NoLLM] (DESIGN §6, "passes

@@ -319,9 +319,9 @@ func (m *similarMerge) judge(ctx context.Context, f *memory.Fact, cands []*memor
 // StageMerge is the ChatRequest stage of the fact merge's LLM calls.
 const StageMerge = "fact-merge"
 
-const mergeSystem = `You deduplicate a memory store. You get one FACT and a few CANDIDATES that an embedding search found similar to it. For each candidate, answer "same" if it states exactly the same fact as FACT (a rephrasing, the same thing said twice), or "different" if it says anything FACT does not: another person or speaker's own experience, another number, amount, date, time, place or name, another event on another day, a negation, a change of state, or a more or less specific claim. When in doubt, answer "different": merging loses a fact, keeping both loses nothing.`
+const factMergeSystem = `You deduplicate a memory store. You get one FACT and a few CANDIDATES that an embedding search found similar to it. For each candidate, answer "same" if it states exactly the same fact as FACT (a rephrasing, the same thing said twice), or "different" if it says anything FACT does not: another person or speaker's own experience, another number, amount, date, time, place or name, another event on another day, a negation, a change of state, or a more or less specific claim. When in doubt, answer "different": merging loses a fact, keeping both loses nothing.`
 
-const mergeSchema = `{
+const factMergeSchema = `{
   "type": "object",
   "properties": {
     "verdicts": {
@@ -352,9 +352,9 @@ func askSame(ctx context.Context, llm memory.LLM, f *memory.Fact, cands []*memor
 	}
 	resp, err := llm.Chat(ctx, &memory.ChatRequest{
 		Stage:    StageMerge,
-		System:   mergeSystem,
+		System:   factMergeSystem,
 		Messages: []memory.ChatMessage{{Role: memory.RoleUser, Content: b.String()}},
-		Schema:   &memory.Schema{Name: "fact_merge", Description: "same or different, per candidate", JSON: json.RawMessage(mergeSchema)},
+		Schema:   &memory.Schema{Name: "fact_merge", Description: "same or different, per candidate", JSON: json.RawMessage(factMergeSchema)},
 	})
 	if err != nil {
 		return nil, err

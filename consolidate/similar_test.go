@@ -133,16 +133,16 @@ func (s *fakeSimilarStore) GroupFacts(_ context.Context, _ string, g *memory.Fac
 	return nil
 }
 
-// fakeLLM answers each call with answer(req), counting calls.
-type fakeLLM struct {
+// mergeLLM answers each call with answer(req), counting calls.
+type mergeLLM struct {
 	mu     sync.Mutex
 	answer func(req *memory.ChatRequest) (any, error)
 	calls  []*memory.ChatRequest
 }
 
-func (l *fakeLLM) Name() string { return "fake" }
+func (l *mergeLLM) Name() string { return "fake" }
 
-func (l *fakeLLM) Chat(_ context.Context, req *memory.ChatRequest) (*memory.ChatResponse, error) {
+func (l *mergeLLM) Chat(_ context.Context, req *memory.ChatRequest) (*memory.ChatResponse, error) {
 	l.mu.Lock()
 	l.calls = append(l.calls, req)
 	l.mu.Unlock()
@@ -205,7 +205,7 @@ func TestMergeSimilar_LLM(t *testing.T) {
 	s.put(t, "f3", "Ann", "Alice left the backend team in March after three years leading the mobile app, mentoring interns and shipping the offline sync feature", 0, t0.Add(2*time.Minute))
 	s.refs = []memory.EntityRef{{FactID: "f1", EntityID: "alice"}, {FactID: "f1", EntityID: "backend"}}
 	broken := true
-	llm := &fakeLLM{answer: func(req *memory.ChatRequest) (any, error) {
+	llm := &mergeLLM{answer: func(req *memory.ChatRequest) (any, error) {
 		if req.Schema == nil || req.Schema.Name != "fact_merge" || req.Stage != StageMerge {
 			return nil, errors.New("unexpected request")
 		}

@@ -19,16 +19,16 @@ import (
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
-// fakeLLM answers every call with answer(req) and records the requests.
-type fakeLLM struct {
+// temporalLLM answers every call with answer(req) and records the requests.
+type temporalLLM struct {
 	mu     sync.Mutex
 	reqs   []*memory.ChatRequest
 	answer func(req *memory.ChatRequest) (any, error)
 }
 
-func (f *fakeLLM) Name() string { return "fake" }
+func (f *temporalLLM) Name() string { return "fake" }
 
-func (f *fakeLLM) Chat(_ context.Context, req *memory.ChatRequest) (*memory.ChatResponse, error) {
+func (f *temporalLLM) Chat(_ context.Context, req *memory.ChatRequest) (*memory.ChatResponse, error) {
 	f.mu.Lock()
 	f.reqs = append(f.reqs, req)
 	f.mu.Unlock()
@@ -43,7 +43,7 @@ func (f *fakeLLM) Chat(_ context.Context, req *memory.ChatRequest) (*memory.Chat
 	return &memory.ChatResponse{Content: string(raw), JSON: raw}, nil
 }
 
-func (f *fakeLLM) calls() []*memory.ChatRequest {
+func (f *temporalLLM) calls() []*memory.ChatRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.reqs)
@@ -131,7 +131,7 @@ func TestTemporal(t *testing.T) {
 		b.say("Carol", fmt.Sprintf("Carol note %d", i), now.Add(-time.Duration(60+i)*day))
 	}
 	const text = "Alice moved from leading mobile to the backend rewrite between day 80 and day 95"
-	llm := &fakeLLM{answer: func(req *memory.ChatRequest) (any, error) {
+	llm := &temporalLLM{answer: func(req *memory.ChatRequest) (any, error) {
 		return patterns(
 			[]string{"transition", text, a[3], "f_unknown", a[0], a[2], a[0]},
 			[]string{"trend", "Alice does more backend work", "f_unknown"},
@@ -233,7 +233,7 @@ func TestTemporal_Failed(t *testing.T) {
 			for i := range 3 {
 				b.say("Alice", fmt.Sprintf("Alice fact %d", i), now.Add(-time.Duration(i+1)*day))
 			}
-			llm := &fakeLLM{answer: c.answer}
+			llm := &temporalLLM{answer: c.answer}
 			for run := 1; run <= 2; run++ {
 				if res := b.run(llm, now); *res != (consolidate.TemporalResult{Entities: 1, Failed: 1}) {
 					t.Errorf("run %d: %+v, want 1 entity failed", run, *res)
@@ -257,7 +257,7 @@ func TestTemporal_EmptyAnswer(t *testing.T) {
 	for i := range 3 {
 		b.say("Alice", fmt.Sprintf("Alice fact %d", i), now.Add(-time.Duration(i+1)*day))
 	}
-	llm := &fakeLLM{answer: func(*memory.ChatRequest) (any, error) { return patterns(), nil }}
+	llm := &temporalLLM{answer: func(*memory.ChatRequest) (any, error) { return patterns(), nil }}
 	b.run(llm, now)
 	if res := b.run(llm, now); *res != (consolidate.TemporalResult{}) || len(llm.calls()) != 1 {
 		t.Errorf("second run: %+v after %d calls, want nothing after 1", *res, len(llm.calls()))
@@ -274,7 +274,7 @@ func TestTemporal_DuplicatesInOneAnswer(t *testing.T) {
 		ids = append(ids, b.say("Alice", fmt.Sprintf("Alice slept %d hours", 8-i), now.Add(-time.Duration(4-i)*day)))
 	}
 	const text = "Alice's sleep declined from 8 to 5 hours over four days"
-	llm := &fakeLLM{answer: func(*memory.ChatRequest) (any, error) {
+	llm := &temporalLLM{answer: func(*memory.ChatRequest) (any, error) {
 		return patterns([]string{"trend", text, ids[0], ids[1]}, []string{"trend", text + ".", ids[2], ids[3]}), nil
 	}}
 	res := b.run(llm, now)
@@ -307,7 +307,7 @@ func TestScoreImportance(t *testing.T) {
 	}
 	d := consolidate.NewDefaults().Importance
 	failSecond := true
-	llm := &fakeLLM{answer: func(req *memory.ChatRequest) (any, error) {
+	llm := &temporalLLM{answer: func(req *memory.ChatRequest) (any, error) {
 		content := req.Messages[0].Content
 		if failSecond && strings.Contains(content, ids[20]) {
 			return json.RawMessage(`{"scores": "later"}`), nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"regexp"
 	"strings"
 	"time"
@@ -133,6 +134,23 @@ var scriptedReplies = map[string]func(llmtest.Request) any{
 	},
 	// No pattern found.
 	"temporal_patterns": func(llmtest.Request) any { return map[string]any{"patterns": []any{}} },
+	// A fact joins the most similar observation offered; with none, one
+	// fact in eight starts an observation and the others are skipped.
+	"observation": func(r llmtest.Request) any {
+		prompt := lastUser(r)
+		fact, _, _ := strings.Cut(strings.TrimPrefix(prompt, "NEW FACT: "), "\n")
+		if strings.Contains(prompt, "EXISTING OBSERVATIONS, most similar first") {
+			return map[string]any{"action": "update", "observation": 1, "text": "Often: " + fact, "kind": "pattern", "reason": "more evidence"}
+		}
+		if crc32.ChecksumIEEE([]byte(fact))%8 == 0 {
+			return map[string]any{"action": "create", "observation": 0, "text": "Tends to: " + fact, "kind": "pattern", "reason": "new pattern"}
+		}
+		return map[string]any{"action": "skip", "observation": 0, "text": "", "kind": "pattern", "reason": "one-off"}
+	},
+	// Observations stay apart.
+	"observation_merge": func(llmtest.Request) any {
+		return map[string]any{"action": "keep", "text": "", "reason": "distinct"}
+	},
 }
 
 // factIDRE matches the fact ids a prompt shows.

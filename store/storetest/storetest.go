@@ -181,6 +181,9 @@ var suite = []struct {
 		{"Busy", testTemporalBusy}, {"Marks", testTemporalMarks}, {"Timeline", testTemporalTimeline},
 		{"Importance", testTemporalImportance}, {"Errors", testTemporalErrors},
 	}},
+	{"Pending", []testCase{ // pending.go; optional: memory.PendingFacts, memory.ObservationVectors
+		{"Walk", testPendingWalk}, {"Mark", testPendingMark}, {"Errors", testPendingErrors}, {"ObservationVectors", testPendingObservationVectors},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
