@@ -204,7 +204,12 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 			if old.ContentHash == d.ContentHash {
 				return &memory.WriteResult{Duplicate: true, DocumentID: old.ID}, nil
 			}
-			b.removeDocument(old.ID)
+			if old.ID == d.ID {
+				b.removeDocument(old.ID)
+			} else {
+				b.supersedeDocument(old.ID, d.CreatedAt)
+				b.removeDocument(d.ID) // an earlier version with this content
+			}
 			res.Replaced = true
 		}
 		if _, ok := b.docs[d.ID]; ok {
@@ -327,6 +332,31 @@ func (b *memBank) upsertEntity(bank string, u memory.EntityUpsert) {
 
 // removeDocument deletes a document with its chunks and facts and the
 // refs and links of those facts.
+// supersedeDocument retires a replaced version: its document and chunks
+// go, its facts stay, the active ones superseded and expired at at.
+func (b *memBank) supersedeDocument(id string, at time.Time) {
+	delete(b.docs, id)
+	for cid, c := range b.chunks {
+		if c.DocumentID == id {
+			delete(b.chunks, cid)
+		}
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	for fid, f := range b.facts {
+		if f.DocumentID != id {
+			continue
+		}
+		c := *f // the map's facts are shared with the clone a failed write restores
+		c.ChunkID = ""
+		if c.Status == memory.StatusActive {
+			c.Status, c.ExpiredAt = memory.StatusSuperseded, at
+		}
+		b.facts[fid] = &c
+	}
+}
+
 func (b *memBank) removeDocument(id string) {
 	delete(b.docs, id)
 	for cid, c := range b.chunks {
