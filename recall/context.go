@@ -27,8 +27,9 @@ const (
 	// hit are its neighbours.
 	DefaultNeighbourRadius = 2
 	// DefaultNeighbourHits is how many of the best keyword hits pass a
-	// share to their neighbours, and are candidates, at least: a query
-	// with a higher limit takes that many (neighbourHits).
+	// share to their neighbours and are candidates, for a limit within
+	// DefaultCandidates; a higher limit takes more in proportion
+	// (Pipeline.neighbourHits).
 	DefaultNeighbourHits = 32
 	// DefaultNeighbourDecay is what a neighbour's share is multiplied by
 	// for each position beyond the adjacent one.
@@ -51,7 +52,7 @@ type contextShares struct {
 // rescored with the structure memory keeps (see inContext), given docs,
 // the documents' scores normalised by the best one (nil: a document
 // counts as its best hit). Its candidates are the best
-// neighbourHits(q) hits and their neighbours within NeighbourRadius
+// neighbourHits hits and their neighbours within NeighbourRadius
 // in their documents: two store reads (Neighbours, then Facts for
 // documents and speakers) on top of the keyword search. It returns the
 // candidates' facts that pass the filter, by id, for Recall to reuse.
@@ -66,7 +67,7 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 	radius := p.NeighbourRadius
 	// Only the best hits pass a share to their neighbours: a weak hit's
 	// share is small, and the windows cost a store read per hit.
-	ids = ids[:min(len(ids), neighbourHits(q))]
+	ids = ids[:min(len(ids), p.neighbourHits(q))]
 	windows, err := p.Store.Neighbours(ctx, q.BankID, ids, radius)
 	if err != nil {
 		return nil, nil, fmt.Errorf("context neighbours: %w", err)
@@ -102,11 +103,15 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 }
 
 // neighbourHits is how many of the best keyword hits are the context
-// strategy's candidates with their windows: DefaultNeighbourHits, or the
-// query's limit when it asks for more (a limit of 1000 returned 32
-// keyword matches).
-func neighbourHits(q memory.Query) int {
-	return max(DefaultNeighbourHits, q.Limit)
+// strategy's candidates with their windows: DefaultNeighbourHits while
+// the query's limit is within the Candidates each strategy contributes,
+// and in the same proportion to the limit above it (a limit of 1000
+// returned 32 keyword matches).
+func (p *Pipeline) neighbourHits(q memory.Query) int {
+	if q.Limit <= p.Candidates || p.Candidates <= 0 {
+		return DefaultNeighbourHits
+	}
+	return (DefaultNeighbourHits*q.Limit + p.Candidates - 1) / p.Candidates
 }
 
 // documentScores is the search of whole documents for the context
