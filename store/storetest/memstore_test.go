@@ -457,7 +457,34 @@ func (s *memStore) SearchVector(_ context.Context, bankID string, vec []float32,
 func words(text string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		out = append(out, stem(w))
+		// A run of CJK characters gives its overlapping pairs (one
+		// character: itself); the rest of the word is a word.
+		var latin []rune
+		rs := []rune(w)
+		for i := 0; i < len(rs); {
+			if !unicode.In(rs[i], unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) && rs[i] != 'ー' {
+				latin = append(latin, rs[i])
+				i++
+				continue
+			}
+			if len(latin) > 0 {
+				out, latin = append(out, stem(string(latin))), nil
+			}
+			j := i
+			for j < len(rs) && (unicode.In(rs[j], unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || rs[j] == 'ー') {
+				j++
+			}
+			if j-i == 1 {
+				out = append(out, string(rs[i]))
+			}
+			for k := i; k+1 < j; k++ {
+				out = append(out, string(rs[k:k+2]))
+			}
+			i = j
+		}
+		if len(latin) > 0 {
+			out = append(out, stem(string(latin)))
+		}
 	}
 	return out
 }
