@@ -96,6 +96,7 @@ var suite = []struct {
 		{"Injection", testSearchTextInjection},
 		{"Filter", testSearchTextFilter},
 		{"Speaker", testSearchTextSpeaker},
+		{"CJK", testSearchTextCJK},
 	}},
 	{"SearchVector", []testCase{
 		{"BruteForce", testSearchVectorBruteForce},
