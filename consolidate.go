@@ -54,6 +54,7 @@ type passFunc func(ctx context.Context, p passRun) (map[string]int, error)
 func (e *Engine) passFuncs() map[string]passFunc {
 	return map[string]passFunc{
 		PassMerge:     e.runMerge,
+		PassExpire:    e.runExpire, // shortterm.go
 		PassLifecycle: e.runLifecycle,
 	}
 }
@@ -143,10 +144,15 @@ func (e *Engine) Consolidate(ctx context.Context, bank, pass string) (*memory.Ru
 // triggers: the seeds' defaults and the engine's runner config, with the
 // bank's overrides applied. An unknown bank is ENOTFOUND.
 func (e *Engine) bankConsolidation(ctx context.Context, bank string) (consolidate.Defaults, consolidate.RunnerConfig, error) {
-	if _, err := e.store.Bank(ctx, bank); err != nil {
+	b, err := e.store.Bank(ctx, bank)
+	if err != nil {
 		return consolidate.Defaults{}, consolidate.RunnerConfig{}, err
 	}
-	return consolidate.NewDefaults(), e.runnerCfg, nil
+	d := consolidate.NewDefaults()
+	if ttl := b.Settings.ShortTermTTL; ttl > 0 {
+		d.ShortTerm.TTL = ttl
+	}
+	return d, e.runnerCfg, nil
 }
 
 // Runs lists bank's consolidation runs, newest first, at most limit (0:

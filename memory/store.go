@@ -38,6 +38,7 @@ type Store interface {
 	FactMerger // merge.go
 	Runs       // run.go
 	Decay      // decay.go
+	Promoter   // shortterm.go
 	// Close releases the store's resources.
 	Close() error
 }

@@ -26,7 +26,9 @@ func newConsolidateCmd(g *globals) *cobra.Command {
 
 Passes: ` + strings.Join(mnemo.Passes, ", ") + `. The lifecycle pass needs no LLM: it
 recomputes every fact's decay score and every entity's salience and tier
-(L0, L1, L2), logging each promotion and demotion.`,
+(L0, L1, L2), logging each promotion and demotion. The expire pass needs
+none either: it makes the expired short-term facts (retain --short-term)
+that were recalled or are important long-term, and deletes the rest.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := g.engineWith(cmd, oneShot)

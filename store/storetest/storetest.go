@@ -170,6 +170,11 @@ var suite = []struct {
 	}},
 	{"Merge", []testCase{{"Move", testMergeMove}, {"Again", testMergeAgain}, {"Errors", testMergeErrors}}},              // merge.go: memory.FactMerger
 	{"Consolidate", []testCase{{"Runs", testRunsRoundTrip}, {"RunsErrors", testRunsErrors}, {"Decay", testDecayApply}}}, // consolidate.go: memory.Runs, memory.Decay
+	{"ShortTerm", []testCase{ // shortterm.go: FactQuery.ExpiresBy, memory.Promoter
+		{"List", testShortTermList},
+		{"Promote", testShortTermPromote},
+		{"RoundTrip", testShortTermRoundTrip},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
