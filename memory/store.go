@@ -41,6 +41,7 @@ type Store interface {
 	FactGrouper   // group.go
 	Runs          // run.go
 	Decay         // decay.go
+	Promoter      // shortterm.go
 
 	EntityTimelines  // timeline.go: the temporal pass
 	ImportanceScores // importance.go: importance scoring

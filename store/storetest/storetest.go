@@ -179,6 +179,11 @@ var suite = []struct {
 	{"Pending", []testCase{ // pending.go; optional: memory.PendingFacts, memory.ObservationVectors
 		{"Walk", testPendingWalk}, {"Mark", testPendingMark}, {"Errors", testPendingErrors}, {"ObservationVectors", testPendingObservationVectors},
 	}},
+	{"ShortTerm", []testCase{ // shortterm.go: FactQuery.ExpiresBy, memory.Promoter
+		{"List", testShortTermList},
+		{"Promote", testShortTermPromote},
+		{"RoundTrip", testShortTermRoundTrip},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
