@@ -14,7 +14,9 @@ const DefaultAboutFacts = 20
 
 // About returns what a bank knows about the entity named name (by name
 // or alias, as retain matched it): the entity, up to limit of its newest
-// active facts (0: DefaultAboutFacts; at most memory.MaxPageSize) and all
+// active facts (0: DefaultAboutFacts; at most memory.MaxPageSize; a
+// short-term fact whose time is up and that the expire pass will prune
+// is left out, as recall leaves it out) and all
 // its relations, both directions, with the other end's name and whether
 // the edge is current. An unknown name is ENOTFOUND.
 func (e *Engine) About(ctx context.Context, bank, name string, limit int) (*memory.About, error) {
@@ -42,6 +44,10 @@ func (e *Engine) About(ctx context.Context, bank, name string, limit int) (*memo
 		if a.Facts, err = e.store.Facts(ctx, bank, ids); err != nil {
 			return nil, err
 		}
+		// A short-term memory whose time is up leaves here as it leaves
+		// recall (shortterm.go).
+		now := e.now()
+		a.Facts = slices.DeleteFunc(a.Facts, func(f *memory.Fact) bool { return lapsed(f, now) })
 	}
 	rels, err := e.store.Relations(ctx, bank, memory.RelationQuery{EntityID: ent.ID})
 	if err != nil {

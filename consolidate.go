@@ -61,6 +61,7 @@ func (e *Engine) passFuncs() map[string]passFunc {
 		PassGroup:            e.runGroup,            // group.go
 		PassDreams:           e.runDreams,           // dreams.go
 		PassArchive:          e.runArchive,          // archive.go
+		PassExpire:           e.runExpire,           // shortterm.go
 		PassLifecycle:        e.runLifecycle,
 	}
 }
@@ -173,7 +174,11 @@ func consolidationSettings(s memory.BankSettings, rc consolidate.RunnerConfig) (
 	if s.ConsolidateInterval > 0 {
 		rc.PendingEvery = s.ConsolidateInterval
 	}
-	d, rc, err := consolidate.Apply(s.Consolidation, consolidate.NewDefaults(), rc)
+	d := consolidate.NewDefaults()
+	if s.ShortTermTTL > 0 {
+		d.ShortTerm.TTL = s.ShortTermTTL
+	}
+	d, rc, err := consolidate.Apply(s.Consolidation, d, rc)
 	return d, rc.WithDefaults(), err
 }
 

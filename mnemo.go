@@ -175,8 +175,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.retain = retain.New(st, emb, extract.NewHeuristic())
 	}
 	e.retain.Now = now
+	e.retain.ShortTermTTL = e.shortTermTTL // shortterm.go
 	e.recall = recall.New(st, emb, extract.ResolveTimeRange)
 	e.recall.Now = now
+	e.recall.Lapsed = lapsed
 	if cfg.Reranker != nil {
 		e.recall.Reranker = guard.Reranker(cfg.Reranker)
 	}

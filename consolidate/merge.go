@@ -53,11 +53,12 @@ func (r *MergeResult) Counts() map[string]int {
 // and §6; seed 000 "Fact Merge"): it walks the bank's active facts once,
 // groups them by [memory.DuplicateKey] (the same speaker and the same
 // text up to case, white space and punctuation at the ends), and in each
-// group of two or more keeps one fact — the one with more entity refs,
-// then more accesses, then the newer (later created, then later stored)
-// — and merges every other into it ([memory.FactMerger]: refs, counts,
-// links and observation sources move to the keeper, the duplicate is
-// superseded by it, nothing is deleted).
+// group of two or more keeps one fact — the one that lives longest (a
+// long-term fact before a short-term one), then the one with more entity
+// refs, then more accesses, then the newer (later created, then later
+// stored) — and merges every other into it ([memory.FactMerger]: refs,
+// counts, links and observation sources move to the keeper, the
+// duplicate is superseded by it, nothing is deleted).
 //
 // Its cost is one walk of the bank plus one refs read and one merge per
 // duplicate: grouping by key, never comparing pairs. Near-duplicates
@@ -94,7 +95,7 @@ func MergeDuplicates(ctx context.Context, st MergeStore, bank string, opts Merge
 			if _, ok := groups[key]; !ok {
 				order = append(order, key)
 			}
-			groups[key] = append(groups[key], &memory.Fact{ID: f.ID, Seq: f.Seq, CreatedAt: f.CreatedAt, AccessCount: f.AccessCount})
+			groups[key] = append(groups[key], &memory.Fact{ID: f.ID, Seq: f.Seq, CreatedAt: f.CreatedAt, AccessCount: f.AccessCount, ExpiresAt: f.ExpiresAt})
 		}
 		if page.Next == "" {
 			break
@@ -127,9 +128,11 @@ func MergeDuplicates(ctx context.Context, st MergeStore, bank string, opts Merge
 	return res, nil
 }
 
-// pickKeeper returns the id of the fact of g that stays: more entity
-// refs, then more accesses, then newer (CreatedAt, then Seq) — seed 000's
-// order.
+// pickKeeper returns the id of the fact of g that stays: the one that
+// lives longest (memory.CompareLifetime: a long-term fact before a
+// short-term one, which the expire pass may prune and with it what was
+// merged into it), then seed 000's order: more entity refs, then more
+// accesses, then newer (CreatedAt, then Seq).
 func pickKeeper(ctx context.Context, st MergeStore, bank string, g []*memory.Fact) (string, error) {
 	ids := make([]string, len(g))
 	for i, f := range g {
@@ -145,6 +148,7 @@ func pickKeeper(ctx context.Context, st MergeStore, bank string, g []*memory.Fac
 	}
 	best := slices.MaxFunc(g, func(a, b *memory.Fact) int {
 		return cmp.Or(
+			memory.CompareLifetime(a, b),
 			cmp.Compare(n[a.ID], n[b.ID]),
 			cmp.Compare(a.AccessCount, b.AccessCount),
 			a.CreatedAt.Compare(b.CreatedAt),

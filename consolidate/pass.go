@@ -37,7 +37,8 @@ const (
 	// PassArchive archives consolidated, old, low-decay facts and
 	// observations (seed 001).
 	PassArchive = "archive"
-	// PassExpire promotes or prunes expired short-term facts (seed 002).
+	// PassExpire promotes or prunes expired short-term facts (seed 002;
+	// no LLM; shortterm.go).
 	PassExpire = "expire"
 	// PassLifecycle scores decay, salience and tiers (seed 002 and 004;
 	// no LLM).
@@ -49,7 +50,7 @@ const (
 //
 // A pass joins Order when it is built, at its place in the sequence
 // above.
-var Order = []string{PassObservations, PassTemporal, PassObservationMerge, PassMerge, PassGroup, PassDreams, PassArchive, PassLifecycle}
+var Order = []string{PassObservations, PassTemporal, PassObservationMerge, PassMerge, PassGroup, PassDreams, PassArchive, PassExpire, PassLifecycle}
 
 // PendingPasses are the passes that take newly retained facts through
 // consolidation, run by the pending trigger (seed 000, "every 30s:

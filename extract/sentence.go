@@ -44,7 +44,8 @@ var maybeAbbrevs = map[string]bool{
 }
 
 // sentences splits a paragraph into trimmed sentences. A sentence ends at
-// a newline, or at a run of . ! ? … followed (after closing quotes and
+// a newline, at a run of the full-width stops 。！？ (and the closing
+// brackets and quotes after it), or at a run of . ! ? … followed (after closing quotes and
 // brackets) by white space or the end, except after an abbreviation or a
 // single initial ("J. K. Rowling"), and except when an ellipsis or a closing
 // quote is followed by a lower-case word.
@@ -62,6 +63,24 @@ func sentences(p string) []string {
 		if c == '\n' {
 			emit(i)
 			i++
+			continue
+		}
+		if n := cjkStop(p[i:]); n > 0 {
+			// 。！？ end a sentence where they stand: CJK text puts no
+			// space after them. Further stops and closing brackets or
+			// quotes stay with it.
+			j := i + n
+			for j < len(p) {
+				if n := cjkStop(p[j:]); n > 0 {
+					j += n
+				} else if n := cjkCloser(p[j:]); n > 0 {
+					j += n
+				} else {
+					break
+				}
+			}
+			emit(j)
+			i = j
 			continue
 		}
 		if c != '.' && c != '!' && c != '?' && !strings.HasPrefix(p[i:], "…") {
@@ -127,6 +146,31 @@ func sentences(p string) []string {
 	}
 	emit(len(p))
 	return out
+}
+
+// cjkStop returns the length of the full-width sentence stop (。！？ or
+// the half-width ｡) that s starts with, or 0.
+func cjkStop(s string) int {
+	for _, t := range []string{"。", "！", "？", "｡"} {
+		if strings.HasPrefix(s, t) {
+			return len(t)
+		}
+	}
+	return 0
+}
+
+// cjkCloser returns the length of the closing bracket or quote that s
+// starts with (」』）】〉》” ’ " ' ) ]), or 0.
+func cjkCloser(s string) int {
+	if s != "" && strings.IndexByte("\"')]", s[0]) >= 0 {
+		return 1
+	}
+	for _, t := range []string{"」", "』", "）", "】", "〉", "》", "”", "’"} {
+		if strings.HasPrefix(s, t) {
+			return len(t)
+		}
+	}
+	return 0
 }
 
 // wordBefore returns the word (letters, digits and inner periods, as in

@@ -30,6 +30,9 @@ func TestSentences(t *testing.T) {
 		{"URL", "See example.com for more. Thanks!", []string{"See example.com for more.", "Thanks!"}},
 		{"Emoji", "Love it! 😍 So cool.", []string{"Love it!", "😍 So cool."}},
 		{"InvalidUTF8", "Bad \xff byte. Next\xfe one!", []string{"Bad \xff byte.", "Next\xfe one!"}},
+		{"CJKStops", "私は京都に住んでいます。毎朝、散歩します！楽しいですか？はい。", []string{"私は京都に住んでいます。", "毎朝、散歩します！", "楽しいですか？", "はい。"}},
+		{"CJKCloser", "彼は「行きます。」と言った。次の日。", []string{"彼は「行きます。」", "と言った。", "次の日。"}},
+		{"CJKMixed", "我住在北京。I like tea. 你呢？", []string{"我住在北京。", "I like tea.", "你呢？"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,8 +3,22 @@ package memory
 import "time"
 
 // DefaultShortTermTTL is how long a short-term memory lives before the
-// lifecycle pass promotes or prunes it (Robothor: 48 h).
+// expire pass promotes or prunes it (Robothor: 48 h; seed 002,
+// "short_term_memory: 48h TTL, auto-expires").
 const DefaultShortTermTTL = 48 * time.Hour
+
+// FactTier is the tier of Robothor's memory a fact lives in (seed 002,
+// "search across tiers … tagged with tier"): short-term, with a time to
+// live, or long-term. It is not an entity's Tier (Annie's L0–L2).
+type FactTier string
+
+const (
+	// TierShortTerm: the fact has an ExpiresAt; the expire pass promotes
+	// or prunes it once that has passed.
+	TierShortTerm FactTier = "short_term"
+	// TierLongTerm: the fact has no ExpiresAt and lives until forgotten.
+	TierLongTerm FactTier = "long_term"
+)
 
 // FactKind says what a fact is about (Hindsight's fact types; observations
 // are their own type).
@@ -102,7 +116,11 @@ type Fact struct {
 	Status             Status
 	SupersededBy       string
 	ConsolidatedAt     time.Time
-	ExpiresAt          time.Time
+	// ExpiresAt, when set, makes the fact a short-term memory that lives
+	// until then (seed 002); zero is long-term. Not to be confused with
+	// ExpiredAt, the transaction time at which mnemo learned a fact
+	// stopped being true.
+	ExpiresAt time.Time
 }
 
 // EventTime is the best known time the fact was true in the world:
@@ -129,6 +147,42 @@ func Body(speaker, text string) string {
 		return text
 	}
 	return speaker + ": " + text
+}
+
+// ShortTerm reports whether f is a short-term memory: one with an
+// ExpiresAt.
+func (f *Fact) ShortTerm() bool { return !f.ExpiresAt.IsZero() }
+
+// Tier is f's tier: TierShortTerm when it has an ExpiresAt, else
+// TierLongTerm.
+func (f *Fact) Tier() FactTier {
+	if f.ShortTerm() {
+		return TierShortTerm
+	}
+	return TierLongTerm
+}
+
+// ExpiresBy reports whether f is a short-term memory whose time is up at
+// t: its ExpiresAt is at or before t. A long-term fact never expires.
+func (f *Fact) ExpiresBy(t time.Time) bool { return f.ShortTerm() && !f.ExpiresAt.After(t) }
+
+// CompareLifetime orders facts by how long they are kept: -1 when a
+// expires before b, 0 when they end together, +1 when a outlives b. A
+// long-term fact outlives every short-term one and ties with another
+// long-term one; short-term facts compare by ExpiresAt. Retain and the
+// fact merge use it so that a short-term fact never stands in for one
+// that lives longer: a duplicate is dropped, and a fact superseded or
+// merged away, only in favour of a fact that lives at least as long.
+func CompareLifetime(a, b *Fact) int {
+	switch {
+	case !a.ShortTerm() && !b.ShortTerm():
+		return 0
+	case !a.ShortTerm():
+		return 1
+	case !b.ShortTerm():
+		return -1
+	}
+	return a.ExpiresAt.Compare(b.ExpiresAt)
 }
 
 // Body is [Body] of f's speaker and text.

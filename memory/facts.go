@@ -65,6 +65,10 @@ type FactQuery struct {
 	From, To time.Time
 	// Speaker, when set, keeps the facts of that speaker (exact match).
 	Speaker string
+	// ExpiresBy, when set, keeps the short-term facts whose ExpiresAt is
+	// at or before it ([Fact.ExpiresBy]): the expire pass's walk. Zero
+	// keeps long-term and short-term facts alike.
+	ExpiresBy time.Time
 	// Limit is the page size: 0 means DefaultPageSize, at most
 	// MaxPageSize.
 	Limit int
@@ -144,6 +148,11 @@ func (q FactQuery) scope() string {
 	for _, part := range [][]string{strs(q.Kinds), strs(q.Categories), q.Tags, strs(q.Statuses), {q.Speaker, micro(q.From), micro(q.To)}} {
 		b.WriteByte('|')
 		b.WriteString(strings.Join(part, ","))
+	}
+	if !q.ExpiresBy.IsZero() {
+		// Only when set, so that the cursors of other listings stay as
+		// they were.
+		b.WriteString("|expires:" + micro(q.ExpiresBy))
 	}
 	return b.String()
 }

@@ -6,10 +6,16 @@ import (
 	"time"
 )
 
+// ShortTermMark ends the line of a short-term fact (FormatFact): a
+// reader, or a model given the context, sees that it is a memory with a
+// time to live.
+const ShortTermMark = "(short-term)"
+
 // FormatFact renders one fact as a context line:
 // "- [2023-05-08] Caroline: I went to a support group." The date is the
 // fact's EventTime; whitespace runs (newlines included) fold to single
-// spaces. Adapters and recall's context packing share it.
+// spaces; a short-term fact's line ends with " " + ShortTermMark.
+// Adapters and recall's context packing share it.
 func FormatFact(f *Fact) string {
 	var b strings.Builder
 	b.WriteString("- ")
@@ -21,6 +27,9 @@ func FormatFact(f *Fact) string {
 		b.WriteString(": ")
 	}
 	b.WriteString(oneLine(f.Text))
+	if f.ShortTerm() {
+		b.WriteString(" " + ShortTermMark)
+	}
 	return b.String()
 }
 

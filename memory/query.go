@@ -41,6 +41,10 @@ const (
 type Result struct {
 	Fact  *Fact
 	Score float64
+	// Tier is the tier the fact was recalled from: TierShortTerm or
+	// TierLongTerm (Fact.Tier); recall searches both and tags each
+	// result (seed 002, search_all_memory).
+	Tier FactTier
 	// Previously are the facts this one superseded, newest first: its
 	// history ("previously: …, changed …").
 	Previously []*Fact

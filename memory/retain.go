@@ -28,6 +28,13 @@ type RetainRequest struct {
 	At       time.Time
 	Tags     []string
 	Metadata map[string]string
+	// ShortTerm makes every fact of the item a short-term memory (seed
+	// 002): it gets an ExpiresAt one TTL after it is retained (the bank's
+	// BankSettings.ShortTermTTL, else DefaultShortTermTTL), and the
+	// expire pass then promotes it to long-term if it was recalled or is
+	// important, or prunes it. The same text retained short-term and
+	// long-term is two items, not a duplicate.
+	ShortTerm bool
 }
 
 // RetainResult reports what a retain did.

@@ -41,6 +41,7 @@ type Store interface {
 	FactGrouper   // group.go
 	Runs          // run.go
 	Decay         // decay.go
+	Promoter      // shortterm.go
 
 	EntityTimelines  // timeline.go: the temporal pass
 	ImportanceScores // importance.go: importance scoring
@@ -77,8 +78,15 @@ type Writer interface {
 	// Write applies a batch atomically: everything in it is stored, or
 	// nothing is. A batch whose document (bank, source, item) was already
 	// stored with the same content hash stores nothing and reports
-	// Duplicate; with a different hash the old document and its facts are
-	// replaced.
+	// Duplicate; with a different hash the batch's document takes the old
+	// one's place (Replaced): the old document row and its chunks go, and
+	// its facts stay, bi-temporally superseded — each active one gets
+	// StatusSuperseded and ExpiredAt = the new document's CreatedAt (the
+	// store's clock when zero), keeps its DocumentID and loses its
+	// ChunkID — so history and as-of reads still find them. Only facts
+	// under the new version's own document id (the old one reused it, or
+	// an earlier version had the same content: A, B, then A again) are
+	// removed, as the new facts take their place.
 	Write(ctx context.Context, w *WriteBatch) (*WriteResult, error)
 }
 

@@ -15,8 +15,9 @@ const (
 	// The document's score is its BM25 as one text when the store ranks
 	// documents (memory.DocumentSearcher), else its best hit's.
 	DefaultDocumentShare = 0.8
-	// DefaultDocuments is how many documents the document search returns:
-	// a fact of a document beyond them inherits no document share.
+	// DefaultDocuments is how many documents the document search returns
+	// (or the query's limit, when higher): a fact of a document beyond
+	// them inherits no document share.
 	DefaultDocuments = 100
 	// DefaultNeighbourShare is the share of its best neighbour's keyword
 	// score a fact inherits: an answer often sits next to the turn that
@@ -26,7 +27,9 @@ const (
 	// hit are its neighbours.
 	DefaultNeighbourRadius = 2
 	// DefaultNeighbourHits is how many of the best keyword hits pass a
-	// share to their neighbours.
+	// share to their neighbours and are candidates, for a limit within
+	// DefaultCandidates; a higher limit takes more in proportion
+	// (Pipeline.neighbourHits).
 	DefaultNeighbourHits = 32
 	// DefaultNeighbourDecay is what a neighbour's share is multiplied by
 	// for each position beyond the adjacent one.
@@ -49,7 +52,7 @@ type contextShares struct {
 // rescored with the structure memory keeps (see inContext), given docs,
 // the documents' scores normalised by the best one (nil: a document
 // counts as its best hit). Its candidates are the best
-// DefaultNeighbourHits hits and their neighbours within NeighbourRadius
+// neighbourHits hits and their neighbours within NeighbourRadius
 // in their documents: two store reads (Neighbours, then Facts for
 // documents and speakers) on top of the keyword search. It returns the
 // candidates' facts that pass the filter, by id, for Recall to reuse.
@@ -64,13 +67,14 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 	radius := p.NeighbourRadius
 	// Only the best hits pass a share to their neighbours: a weak hit's
 	// share is small, and the windows cost a store read per hit.
-	windows, err := p.Store.Neighbours(ctx, q.BankID, ids[:min(len(ids), DefaultNeighbourHits)], radius)
+	ids = ids[:min(len(ids), p.neighbourHits(q))]
+	windows, err := p.Store.Neighbours(ctx, q.BankID, ids, radius)
 	if err != nil {
 		return nil, nil, fmt.Errorf("context neighbours: %w", err)
 	}
 	seen := make(map[string]bool, len(hits)*(2*radius+1))
 	var all []string
-	for _, id := range ids[:min(len(ids), DefaultNeighbourHits)] {
+	for _, id := range ids {
 		for _, n := range append(windows[id], id) {
 			if !seen[n] {
 				seen[n] = true
@@ -98,6 +102,18 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 	return out, byID, nil
 }
 
+// neighbourHits is how many of the best keyword hits are the context
+// strategy's candidates with their windows: DefaultNeighbourHits while
+// the query's limit is within the Candidates each strategy contributes,
+// and in the same proportion to the limit above it (a limit of 1000
+// returned 32 keyword matches).
+func (p *Pipeline) neighbourHits(q memory.Query) int {
+	if q.Limit <= p.Candidates || p.Candidates <= 0 {
+		return DefaultNeighbourHits
+	}
+	return (DefaultNeighbourHits*q.Limit + p.Candidates - 1) / p.Candidates
+}
+
 // documentScores is the search of whole documents for the context
 // strategy, run beside the keyword search when the store can rank them
 // (memory.DocumentSearcher): each matching document's BM25 over the best
@@ -108,7 +124,7 @@ func (p *Pipeline) documentScores(ctx context.Context, q memory.Query, terms []s
 	if !ok || p.DocumentShare <= 0 || len(terms) == 0 {
 		return nil, nil
 	}
-	hits, err := ds.SearchDocuments(ctx, q.BankID, terms, DefaultDocuments)
+	hits, err := ds.SearchDocuments(ctx, q.BankID, terms, max(DefaultDocuments, q.Limit))
 	if err != nil {
 		return nil, fmt.Errorf("document search: %w", err)
 	}

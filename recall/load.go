@@ -34,14 +34,16 @@ func (p *Pipeline) load(ctx context.Context, q memory.Query, a *analysis, fused 
 		}
 	}
 	results := make([]memory.Result, 0, len(fused))
+	now := p.Now() // the clock, not the query's reference time: expiry is real time
 	for _, c := range fused {
 		f := byID[c.id]
-		if f == nil || !Matches(f, q.Filter) {
-			// Removed between search and load, or reached through the graph,
-			// which follows links whatever the filter says.
+		if f == nil || !p.visible(f, q, now) {
+			// Removed between search and load, reached through the graph,
+			// which follows links whatever the filter says, or a short-term
+			// memory whose time is up.
 			continue
 		}
-		r := memory.Result{Fact: f, Score: c.score * boost(f, q.Now)}
+		r := memory.Result{Fact: f, Score: c.score * boost(f, q.Now), Tier: f.Tier()}
 		if q.Explain {
 			r.Explain = c.explain
 		}

@@ -70,8 +70,9 @@ func (p *Pipeline) observations(ctx context.Context, q memory.Query, terms []str
 		return nil, fmt.Errorf("observation sources: %w", err)
 	}
 	byID := make(map[string]*memory.Fact, len(facts))
+	now := p.Now()
 	for _, f := range facts {
-		if Matches(f, q.Filter) {
+		if p.visible(f, q, now) {
 			byID[f.ID] = f
 		}
 	}

@@ -210,6 +210,9 @@ func (markdown) fact(f *memory.Fact) string {
 		b.WriteString(f.Speaker + ": ")
 	}
 	b.WriteString(oneLine(f.Text))
+	if f.ShortTerm() {
+		b.WriteString(" *" + memory.ShortTermMark + "*")
+	}
 	b.WriteString("\n")
 	return b.String()
 }
@@ -238,10 +241,16 @@ type factJSON struct {
 	Text       string     `json:"text"`
 	Previously []factJSON `json:"previously,omitempty"`
 	ChangedAt  string     `json:"changed_at,omitempty"`
+	// Tier is "short_term" for a short-term fact, absent for a long-term
+	// one (the usual case).
+	Tier memory.FactTier `json:"tier,omitempty"`
 }
 
 func toFactJSON(f *memory.Fact) factJSON {
 	j := factJSON{Speaker: f.Speaker, Text: oneLine(f.Text)}
+	if f.ShortTerm() {
+		j.Tier = memory.TierShortTerm
+	}
 	if t := f.EventTime(); !t.IsZero() {
 		j.Date = t.Format("2006-01-02")
 	}

@@ -50,6 +50,13 @@ type Pipeline struct {
 	Kinds func(words []string) map[string][]string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Lapsed, when set, names the facts whose time is up at now: the
+	// short-term memories the expire pass will prune (seed 002,
+	// "short_term_memory: 48h TTL, auto-expires"). Recall leaves them
+	// out, among its results and an observation's bundled facts alike,
+	// so that a short-term memory leaves recall at its TTL, not at the
+	// next pass. Nil leaves every fact in.
+	Lapsed func(f *memory.Fact, now time.Time) bool
 
 	Options
 }
@@ -120,6 +127,12 @@ func (p *Pipeline) facts(ctx context.Context, q memory.Query, a *analysis) ([]me
 		return nil, err
 	}
 	return p.rerank(ctx, q, a, results), nil
+}
+
+// visible reports whether f is shown to q at now: it passes q's filter
+// (Matches) and has not lapsed (Pipeline.Lapsed).
+func (p *Pipeline) visible(f *memory.Fact, q memory.Query, now time.Time) bool {
+	return Matches(f, q.Filter) && (p.Lapsed == nil || !p.Lapsed(f, now))
 }
 
 // resolved is a copy of p whose Options follow their rule (every zero a

@@ -816,3 +816,42 @@ func TestPipeline_Recall_KindsFunc(t *testing.T) {
 		t.Error("Kinds called with KindWeight -1")
 	}
 }
+
+// TestPipeline_Recall_LimitDepth checks that the candidate depth follows
+// the limit: a bank where 120 facts name Kyoto, spread over sessions,
+// returns all of them to a query with a limit above that (it returned
+// the 32 best and their neighbours).
+func TestPipeline_Recall_LimitDepth(t *testing.T) {
+	ctx := context.Background()
+	st := testutil.OpenStore(t)
+	testutil.CreateBank(t, st, "b")
+	emb := hashembed.New(hashembed.DefaultDimension)
+	rp := retain.New(st, emb, extract.NewHeuristic())
+	const sessionsN, perSession = 12, 10
+	for s := range sessionsN {
+		req := memory.RetainRequest{BankID: "b", ItemID: fmt.Sprint("k", s), Source: memory.SourceChat,
+			At: time.Date(2023, 1, 1+s, 9, 0, 0, 0, time.UTC)}
+		for i := range perSession {
+			req.Messages = append(req.Messages,
+				memory.Message{ID: fmt.Sprintf("K%d:%d", s, 2*i), Speaker: "Ann", Text: fmt.Sprintf("Day %d of the trip: we walked around Kyoto and saw temple number %d.", s, i)},
+				memory.Message{ID: fmt.Sprintf("K%d:%d", s, 2*i+1), Speaker: "Ben", Text: fmt.Sprintf("I cooked pasta with %d tomatoes tonight.", i)})
+		}
+		if _, err := rp.Retain(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := recall.New(st, emb, extract.ResolveTimeRange)
+	rec, err := p.Recall(ctx, memory.Query{BankID: "b", Text: "Kyoto", Limit: 1000, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kyoto := 0
+	for _, r := range rec.Results {
+		if strings.Contains(r.Fact.Text, "Kyoto") {
+			kyoto++
+		}
+	}
+	if want := sessionsN * perSession; kyoto != want {
+		t.Errorf("recall Kyoto limit 1000: %d of the %d facts that say Kyoto (%d results)", kyoto, want, len(rec.Results))
+	}
+}

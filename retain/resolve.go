@@ -157,7 +157,8 @@ func (r *resolution) relationEnd(xf *extract.Fact, name string) string {
 
 // resolveConflicts classifies the batch's facts against similar active
 // facts with one Judge call, then drops the duplicates (reinforcing what
-// they repeat) and supersedes what updates and contradictions replace.
+// they repeat) and supersedes what updates and contradictions replace,
+// each only where the tiers allow it (lastsAsLong).
 // Candidates of a new fact are its nearest active facts at cosine ≥
 // ConflictSimilarity, and the facts supporting a current relation with
 // the same subject and predicate as one the new fact states: "likes Hoka"
@@ -236,14 +237,15 @@ func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, x
 	for n, d := range decisions {
 		i := at[n]
 		f := b.Facts[i]
+		old := candidate(conflicts[n], d.Existing)
 		switch {
-		case d.Action == extract.ActionDuplicate:
+		case d.Action == extract.ActionDuplicate && lastsAsLong(old, f):
 			drop[i] = true
 			r.duplicateOf[f.ID] = d.Existing
 			if !slices.Contains(b.Reinforce, d.Existing) {
 				b.Reinforce = append(b.Reinforce, d.Existing)
 			}
-		case d.Action.Supersedes() && !closed[d.Existing]:
+		case d.Action.Supersedes() && !closed[d.Existing] && lastsAsLong(f, old):
 			closed[d.Existing] = true
 			validTo := f.OccurredStart
 			if validTo.IsZero() {
@@ -277,6 +279,29 @@ func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, x
 	}
 	b.Facts = facts
 	return kept, nil
+}
+
+// candidate returns the candidate of c with id, or nil.
+func candidate(c extract.Conflict, id string) *memory.Fact {
+	for _, x := range c.Candidates {
+		if x.ID == id {
+			return x
+		}
+	}
+	return nil
+}
+
+// lastsAsLong reports whether fact a lives at least as long as b
+// (memory.CompareLifetime), a nil fact counting as long-term. It keeps
+// the conflict decisions from losing memory to short-term facts, which
+// the expire pass may prune: a new fact is dropped as a duplicate only
+// of a fact that lives at least as long (a short-term repeat of a
+// long-term fact reinforces it; a long-term repeat of a short-term fact
+// is stored), and supersedes only a fact that does not outlive it (a
+// short-term update never closes a long-term fact: both stay, each in
+// its tier).
+func lastsAsLong(a, b *memory.Fact) bool {
+	return a == nil || b == nil || memory.CompareLifetime(a, b) >= 0
 }
 
 // relations upserts the relations the batch's facts state, with their

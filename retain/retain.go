@@ -64,6 +64,11 @@ type Pipeline struct {
 	EmbedBatch int
 	// Now is the clock (time.Now).
 	Now func() time.Time
+	// ShortTermTTL returns how long the facts of a short-term retain
+	// (memory.RetainRequest.ShortTerm) into bank live: each gets
+	// ExpiresAt = now + TTL. Nil means memory.DefaultShortTermTTL; the
+	// façade resolves the bank's setting here.
+	ShortTermTTL func(ctx context.Context, bank string) (time.Duration, error)
 
 	// Judge, when set, resolves conflicts of new facts against similar
 	// active facts (DESIGN §4 step 6): duplicates are skipped and
@@ -332,6 +337,15 @@ func (p *Pipeline) draft(ctx context.Context, req memory.RetainRequest) (*draft,
 	}
 	// An unknown bank is also ENOTFOUND here; the write reports it.
 
+	var expires time.Time
+	if req.ShortTerm {
+		ttl, err := p.shortTermTTL(ctx, req.BankID)
+		if err != nil {
+			return nil, nil, err
+		}
+		expires = now.Add(ttl)
+	}
+
 	ex, err := p.Extractor.Extract(ctx, extract.Input{Text: req.Text, Speaker: req.Speaker, Messages: req.Messages, At: req.At})
 	if err != nil {
 		return nil, nil, err
@@ -360,7 +374,7 @@ func (p *Pipeline) draft(ctx context.Context, req memory.RetainRequest) (*draft,
 			Text: xf.Text, Kind: xf.Kind, Category: xf.Category, Confidence: xf.Confidence, Importance: xf.Importance,
 			Sensitivity: xf.Sensitivity, Speaker: xf.Speaker, Tags: req.Tags,
 			OccurredStart: xf.OccurredStart, OccurredEnd: xf.OccurredEnd, MentionedAt: xf.MentionedAt,
-			ValidFrom: xf.OccurredStart, CreatedAt: now, Status: memory.StatusActive, DecayScore: 1,
+			ValidFrom: xf.OccurredStart, CreatedAt: now, Status: memory.StatusActive, DecayScore: 1, ExpiresAt: expires,
 		}
 		if xf.Chunk >= 0 && xf.Chunk < len(b.Chunks) {
 			f.ChunkID = b.Chunks[xf.Chunk].ID
@@ -465,7 +479,11 @@ func Validate(req *memory.RetainRequest) error {
 
 // canonical returns the document content as stored and its hash. The hash
 // covers everything that changes what is remembered: text or messages
-// (speaker, text, id, time), the speaker and the item's time.
+// (speaker, text, id, time), the speaker, the item's time and, for a
+// short-term item only, that it is short-term — so the same text
+// retained long-term after short-term is a new item, not a duplicate
+// that would leave it to expire, and a long-term item's hash is what it
+// always was.
 func canonical(req *memory.RetainRequest) (content, hash string) {
 	if len(req.Messages) > 0 {
 		b, _ := json.Marshal(req.Messages)
@@ -475,7 +493,27 @@ func canonical(req *memory.RetainRequest) (content, hash string) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", content, req.Speaker, req.At.UnixMicro())
+	if req.ShortTerm {
+		h.Write([]byte("short_term\x00"))
+	}
 	return content, hex.EncodeToString(h.Sum(nil))
+}
+
+// shortTermTTL is the TTL of a short-term retain into bank
+// (Pipeline.ShortTermTTL, else memory.DefaultShortTermTTL); a TTL that
+// is not positive is EINVALID.
+func (p *Pipeline) shortTermTTL(ctx context.Context, bank string) (time.Duration, error) {
+	if p.ShortTermTTL == nil {
+		return memory.DefaultShortTermTTL, nil
+	}
+	ttl, err := p.ShortTermTTL(ctx, bank)
+	if err != nil {
+		return 0, err
+	}
+	if ttl <= 0 {
+		return 0, memory.Errorf(memory.EINVALID, "short-term TTL of bank %q is %s: want a positive duration", bank, ttl)
+	}
+	return ttl, nil
 }
 
 // embed embeds the facts in batches and records the bank's embedder.

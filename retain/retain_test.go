@@ -685,6 +685,8 @@ func TestPipeline_Retain_Replace(t *testing.T) {
 	// Another item that must survive the replacement.
 	e.retain(memory.RetainRequest{BankID: "b", ItemID: "note-2", At: monday, Text: "Bob plays the cello."})
 
+	before := e.clock.Now()
+	e.clock.Advance(time.Hour)
 	second := e.retain(memory.RetainRequest{BankID: "b", ItemID: "note-1", At: monday, Text: "Alice lives in Porto."})
 	if !second.Replaced || second.Duplicate {
 		t.Errorf("Retain of new content = %+v, want Replaced", second)
@@ -695,27 +697,46 @@ func TestPipeline_Retain_Replace(t *testing.T) {
 	if second.Facts != 1 {
 		t.Errorf("result Facts = %d, want 1", second.Facts)
 	}
+	// The old version's facts stay, superseded (bi-temporal): history
+	// and as-of reads find them, active reads do not.
 	got, err := e.store.Facts(e.ctx, "b", factIDs(old))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 0 {
-		t.Errorf("old facts still readable: %q", texts(got))
+	if len(got) != 2 {
+		t.Fatalf("old facts readable: %q, want both", texts(got))
 	}
-	want := []string{"Bob plays the cello.", "Alice lives in Porto."}
-	if got := texts(facts(t, e.store, "b")); !slices.Equal(got, want) {
-		t.Errorf("facts = %q, want %q", got, want)
+	for _, f := range got {
+		if f.Status != memory.StatusSuperseded || f.ExpiredAt.IsZero() {
+			t.Errorf("old fact %q: status %s, expired at %v; want superseded and expired", f.Text, f.Status, f.ExpiredAt)
+		}
+	}
+	var active []string
+	for _, f := range facts(t, e.store, "b") {
+		if f.Status == memory.StatusActive {
+			active = append(active, f.Text)
+		}
+	}
+	if want := []string{"Bob plays the cello.", "Alice lives in Porto."}; !slices.Equal(active, want) {
+		t.Errorf("active facts = %q, want %q", active, want)
 	}
 	st := testutil.Stats(t, e.store, "b")
-	if st.Documents != 2 || st.Chunks != 2 || st.Facts != 2 {
-		t.Errorf("Stats = %+v, want 2 documents, 2 chunks, 2 facts", st)
+	if st.Documents != 2 || st.Chunks != 2 || st.Facts != 4 || st.Active != 2 || st.Superseded != 2 {
+		t.Errorf("Stats = %+v, want 2 documents, 2 chunks, 4 facts of which 2 active and 2 superseded", st)
 	}
 	hits, err := e.store.SearchText(e.ctx, "b", []string{"lisbon"}, 10, memory.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(hits) != 0 {
-		t.Errorf("keyword search still finds the replaced text: %+v", hits)
+		t.Errorf("keyword search of active facts still finds the replaced text: %+v", hits)
+	}
+	hits, err = e.store.SearchText(e.ctx, "b", []string{"lisbon"}, 10, memory.Filter{AsOf: before})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 {
+		t.Errorf("keyword search as of before the replacement: %+v, want the old fact", hits)
 	}
 	doc, err := e.store.DocumentByItem(e.ctx, "b", memory.SourceAPI, "note-1")
 	if err != nil {
@@ -723,13 +744,6 @@ func TestPipeline_Retain_Replace(t *testing.T) {
 	}
 	if doc.ID != second.DocumentID || doc.Content != "Alice lives in Porto." {
 		t.Errorf("document = %s %q, want %s with the new content", doc.ID, doc.Content, second.DocumentID)
-	}
-	ls, err := e.store.Links(e.ctx, "b", factIDs(old))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ls) != 0 {
-		t.Errorf("links of replaced facts remain: %+v", ls)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 
 // Fact is one stored fact as curation shows it: its text, provenance,
 // classification, bi-temporal times and lifecycle. Zero times are left
-// out.
+// out; ExpiresAt is set for a short-term fact only.
 type Fact struct {
 	ID            string             `json:"id"`
 	Seq           int64              `json:"seq"`
@@ -31,6 +31,7 @@ type Fact struct {
 	ValidTo       *time.Time         `json:"valid_to,omitempty"`
 	CreatedAt     *time.Time         `json:"created_at,omitempty"`
 	ExpiredAt     *time.Time         `json:"expired_at,omitempty"`
+	ExpiresAt     *time.Time         `json:"expires_at,omitempty"`
 	SupersededBy  string             `json:"superseded_by,omitempty"`
 	AccessCount   int                `json:"access_count"`
 	Reinforced    int                `json:"reinforcement_count"`
@@ -44,7 +45,7 @@ func NewFact(f *memory.Fact) Fact {
 		DocumentID: f.DocumentID, SourceRef: f.SourceRef, Evidence: f.Evidence,
 		OccurredStart: optTime(f.OccurredStart), OccurredEnd: optTime(f.OccurredEnd), MentionedAt: optTime(f.MentionedAt),
 		ValidFrom: optTime(f.ValidFrom), ValidTo: optTime(f.ValidTo), CreatedAt: optTime(f.CreatedAt), ExpiredAt: optTime(f.ExpiredAt),
-		SupersededBy: f.SupersededBy, AccessCount: f.AccessCount, Reinforced: f.ReinforcementCount,
+		ExpiresAt: optTime(f.ExpiresAt), SupersededBy: f.SupersededBy, AccessCount: f.AccessCount, Reinforced: f.ReinforcementCount,
 	}
 }
 

@@ -63,7 +63,8 @@ type ConsolidationSettings struct {
 }
 
 // Retain is one item to remember. OccurredAt is RFC 3339 or
-// YYYY-MM-DD[ HH:MM] (ParseTime); Async queues it and answers with a job.
+// YYYY-MM-DD[ HH:MM] (ParseTime); Async queues it and answers with a job;
+// ShortTerm makes it short-term memory (memory.RetainRequest.ShortTerm).
 type Retain struct {
 	Text       string   `json:"text" doc:"what to remember"`
 	Speaker    string   `json:"speaker,omitempty"`
@@ -72,6 +73,7 @@ type Retain struct {
 	ItemID     string   `json:"item_id,omitempty" doc:"external item id; default the content hash"`
 	Tags       []string `json:"tags,omitempty"`
 	Async      bool     `json:"async,omitempty" doc:"queue the retain and answer 202 with the job"`
+	ShortTerm  bool     `json:"short_term,omitempty" doc:"remember it as short-term memory: it expires after the bank's TTL (default 48 h) unless it was recalled or is important, in which case it becomes long-term"`
 }
 
 // RecallRequest is one recall: the query and every option of
@@ -159,7 +161,7 @@ type ErrorBody struct {
 // MemoryRequest is the memory.RetainRequest r asks for in bank. A time that
 // does not parse is EINVALID; the rest is checked by the retain itself.
 func (r Retain) MemoryRequest(bank string) (memory.RetainRequest, error) {
-	req := memory.RetainRequest{BankID: bank, Text: r.Text, Speaker: r.Speaker, Source: r.Source, ItemID: r.ItemID, Tags: r.Tags}
+	req := memory.RetainRequest{BankID: bank, Text: r.Text, Speaker: r.Speaker, Source: r.Source, ItemID: r.ItemID, Tags: r.Tags, ShortTerm: r.ShortTerm}
 	if r.OccurredAt != "" {
 		t, err := ParseTime(r.OccurredAt)
 		if err != nil {

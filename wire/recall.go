@@ -27,7 +27,9 @@ type Observation struct {
 // RecallResult is one ranked fact. OccurredAt is its event time (null
 // when unknown); Status is set only for a fact that is not active (a
 // superseded fact asked for with its history); Previously lists the
-// facts it superseded, newest first.
+// facts it superseded, newest first; Tier is the tier it was recalled
+// from, "short_term" or "long_term" (seed 002: results "tagged with
+// tier").
 type RecallResult struct {
 	ID         string                   `json:"id"`
 	Text       string                   `json:"text"`
@@ -37,6 +39,7 @@ type RecallResult struct {
 	Explain    map[string]StrategyScore `json:"explain,omitempty"`
 	Status     memory.Status            `json:"status,omitempty"`
 	Previously []Previous               `json:"previously,omitempty"`
+	Tier       memory.FactTier          `json:"tier"`
 }
 
 // StrategyScore is a result's rank (1-based) and score in one recall
@@ -65,7 +68,10 @@ func NewRecall(rec *memory.Recollection) Recall {
 		out.Observations = append(out.Observations, oj)
 	}
 	for _, r := range rec.Results {
-		j := RecallResult{ID: r.Fact.ID, Text: r.Fact.Text, Score: r.Score, Speaker: r.Fact.Speaker}
+		j := RecallResult{ID: r.Fact.ID, Text: r.Fact.Text, Score: r.Score, Speaker: r.Fact.Speaker, Tier: r.Tier}
+		if j.Tier == "" {
+			j.Tier = r.Fact.Tier() // a result recall did not make
+		}
 		if r.Explain != nil {
 			j.Explain = make(map[string]StrategyScore, len(r.Explain))
 			for k, x := range r.Explain {

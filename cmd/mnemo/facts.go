@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/wire"
@@ -66,7 +67,7 @@ func newFactsListCmd(g *globals) *cobra.Command {
 				return g.printJSON(wire.NewFactPage(page))
 			}
 			for _, f := range page.Facts {
-				fmt.Fprintf(g.stdout, "%s  %-10s  %s\n", f.ID, f.Status, oneLine(f.Body()))
+				fmt.Fprintf(g.stdout, "%s  %-10s  %s%s\n", f.ID, f.Status, oneLine(f.Body()), shortTermMark(f))
 			}
 			if page.Next != "" {
 				fmt.Fprintf(g.stdout, "more: --cursor %s\n", page.Next)
@@ -109,6 +110,9 @@ func newFactsShowCmd(g *globals) *cobra.Command {
 			fmt.Fprintf(g.stdout, "%s (%s, %s, %s)\n  %s\n", f.ID, f.Status, f.Kind, f.Category, oneLine(f.Body()))
 			if t := f.EventTime(); !t.IsZero() {
 				fmt.Fprintf(g.stdout, "  event time %s\n", t.Format("2006-01-02 15:04"))
+			}
+			if f.ShortTerm() {
+				fmt.Fprintf(g.stdout, "  short-term: expires %s\n", f.ExpiresAt.UTC().Format(time.RFC3339))
 			}
 			for _, n := range d.Next {
 				fmt.Fprintf(g.stdout, "  replaced by %s: %s\n", n.ID, oneLine(n.Body()))
@@ -196,4 +200,12 @@ func newAboutCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().IntVar(&limit, "limit", 0, "facts to show (0: 20)")
 	return cmd
+}
+
+// shortTermMark is " (short-term)" for a short-term fact, "" otherwise.
+func shortTermMark(f *memory.Fact) string {
+	if f.ShortTerm() {
+		return " " + memory.ShortTermMark
+	}
+	return ""
 }

@@ -175,6 +175,7 @@ type recallResult struct {
 		Speaker string     `json:"speaker"`
 		ValidTo *time.Time `json:"valid_to"`
 	} `json:"previously"`
+	Tier memory.FactTier `json:"tier"`
 }
 
 type recallOut struct {
@@ -240,7 +241,7 @@ func TestRetainRecall(t *testing.T) {
 			t.Fatalf("no results:\n%s", r.stdout)
 		}
 		for i, res := range raw.Results {
-			if got, want := keys(t, res), []string{"id", "occurred_at", "score", "speaker", "text"}; !reflect.DeepEqual(got, want) {
+			if got, want := keys(t, res), []string{"id", "occurred_at", "score", "speaker", "text", "tier"}; !reflect.DeepEqual(got, want) {
 				t.Errorf("result %d keys = %q, want %q", i, got, want)
 			}
 		}

@@ -78,6 +78,9 @@ func newRecallCmd(g *globals) *cobra.Command {
 				if r.Fact.Status != memory.StatusActive && r.Fact.Status != "" {
 					status = " [" + string(r.Fact.Status) + "]"
 				}
+				if r.Tier == memory.TierShortTerm {
+					status += " " + memory.ShortTermMark
+				}
 				fmt.Fprintf(g.stdout, "%2d. %.4f  %s%s%s%s\n", i+1, r.Score, when, who, r.Fact.Text, status)
 				for _, p := range r.Previously {
 					fmt.Fprintf(g.stdout, "      %s\n", memory.FormatPrevious(p))

@@ -13,7 +13,7 @@ import (
 func newRetainCmd(g *globals) *cobra.Command {
 	var speaker, at, source, item, session, role string
 	var tags []string
-	var async bool
+	var async, shortTerm bool
 	cmd := &cobra.Command{
 		Use:   "retain [TEXT | -]",
 		Short: "Remember a piece of text (from the argument, or stdin with -)",
@@ -26,7 +26,14 @@ it went).
 With --session the text is one message of a streaming chat session: it is
 buffered, and the session's buffered messages are retained as one chat
 document every 10 user messages (or once the session has been idle for 5
-minutes, by "mnemo jobs run" or a running server).`,
+minutes, by "mnemo jobs run" or a running server).
+
+With --short-term the text is short-term memory (seed 002): its facts
+expire after the bank's short-term TTL (48 h by default). Recall finds
+them like any other, marked short-term; once expired, "mnemo consolidate
+--pass expire" (or a running server's consolidation) keeps those that
+were recalled or are important as long-term memory and deletes the rest,
+which recall already leaves out.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkRetainFlags(cmd, session); err != nil {
@@ -36,7 +43,7 @@ minutes, by "mnemo jobs run" or a running server).`,
 			if err != nil {
 				return err
 			}
-			req := memory.RetainRequest{BankID: g.bank, Text: text, Speaker: speaker, Source: source, ItemID: item, Tags: tags}
+			req := memory.RetainRequest{BankID: g.bank, Text: text, Speaker: speaker, Source: source, ItemID: item, Tags: tags, ShortTerm: shortTerm}
 			if at != "" {
 				t, err := wire.ParseTime(at)
 				if err != nil {
@@ -77,7 +84,11 @@ minutes, by "mnemo jobs run" or a running server).`,
 				fmt.Fprintf(g.stdout, "already remembered (document %s): nothing to do\n", res.DocumentID)
 				return nil
 			}
-			fmt.Fprintf(g.stdout, "remembered %d facts, %d entities (document %s)\n", res.Facts, res.Entities, res.DocumentID)
+			tier := ""
+			if shortTerm {
+				tier = " as short-term memory"
+			}
+			fmt.Fprintf(g.stdout, "remembered %d facts, %d entities%s (document %s)\n", res.Facts, res.Entities, tier, res.DocumentID)
 			return nil
 		},
 	}
@@ -90,6 +101,7 @@ minutes, by "mnemo jobs run" or a running server).`,
 	f.BoolVar(&async, "async", false, "queue the retain and print the job id at once")
 	f.StringVar(&session, "session", "", "append the text as one message of this streaming chat session")
 	f.StringVar(&role, "role", string(memory.RoleUser), "with --session: who wrote the message, user or assistant")
+	f.BoolVar(&shortTerm, "short-term", false, "remember it as short-term memory: it expires after the bank's TTL (default 48h) unless recalled or important")
 	return cmd
 }
 
@@ -102,7 +114,7 @@ func checkRetainFlags(cmd *cobra.Command, session string) error {
 		}
 		return nil
 	}
-	for _, name := range []string{"async", "source", "tags"} {
+	for _, name := range []string{"async", "source", "tags", "short-term"} {
 		if f.Changed(name) {
 			return usagef("--%s cannot be used with --session", name)
 		}

@@ -4,8 +4,9 @@
 // at ingest and at query time.
 //
 // It holds no language detection, no spelling correction and no
-// multi-language support; everything here is English-only and
-// deterministic. All functions are safe for concurrent use.
+// multi-language support; everything here is English-only (CJK text,
+// written without spaces, is split into character pairs so its words
+// can be found) and deterministic. All functions are safe for concurrent use.
 package lex
 
 import (
@@ -15,7 +16,10 @@ import (
 )
 
 // Words returns the words of s, in order, duplicates kept: the maximal runs
-// of letters and digits, lower-cased with unicode.ToLower. An apostrophe
+// of letters and digits, lower-cased with unicode.ToLower, except in
+// scripts written without spaces (Han, Hiragana, Katakana, Hangul:
+// cjkRanges), whose runs give their overlapping character pairs
+// (cjkBigrams). An apostrophe
 // (' or ’) between two letters or digits is dropped and joins them, so
 // "Mel's" gives "mels" and "don't" gives "dont"; any other apostrophe is a
 // separator. Invalid UTF-8 bytes are separators; Words never panics.
@@ -70,6 +74,11 @@ func Words(s string) []string {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
+		if isCJK(r) {
+			flush(i)
+			i = cjkBigrams(s, i, &words)
+			continue
+		}
 		switch {
 		case r == utf8.RuneError && size == 1:
 			flush(i)
@@ -98,6 +107,78 @@ func Words(s string) []string {
 	}
 	flush(len(s))
 	return words
+}
+
+// cjkRanges are the characters of the scripts written without spaces
+// between words: Hangul, Han (with the ideographic marks 々 〇 and
+// Hangzhou numerals), Hiragana and Katakana (with the prolonged sound
+// mark ー), their half-width forms and supplements. They are fixed here,
+// not taken from package unicode, because PostgreSQL spells the same
+// class (store/postgres migration 016, mnemo_cjk): both must split the
+// same text the same way whatever Unicode version Go ships.
+var cjkRanges = [...][2]rune{
+	{0x1100, 0x11FF},   // Hangul Jamo
+	{0x2E80, 0x2FDF},   // CJK Radicals Supplement, Kangxi Radicals
+	{0x3005, 0x3005},   // 々
+	{0x3007, 0x3007},   // 〇
+	{0x3021, 0x3029},   // Hangzhou numerals
+	{0x3038, 0x303B},   // Hangzhou numerals, 〻
+	{0x3041, 0x3096},   // Hiragana
+	{0x309D, 0x309F},   // Hiragana iteration marks, ゟ
+	{0x30A1, 0x30FA},   // Katakana
+	{0x30FC, 0x30FF},   // ー, Katakana iteration marks, ヿ
+	{0x3131, 0x318E},   // Hangul Compatibility Jamo
+	{0x31F0, 0x31FF},   // Katakana Phonetic Extensions
+	{0x3400, 0x4DBF},   // CJK Extension A
+	{0x4E00, 0x9FFF},   // CJK Unified Ideographs
+	{0xA960, 0xA97F},   // Hangul Jamo Extended-A
+	{0xAC00, 0xD7AF},   // Hangul Syllables
+	{0xD7B0, 0xD7FF},   // Hangul Jamo Extended-B
+	{0xF900, 0xFAFF},   // CJK Compatibility Ideographs
+	{0xFF66, 0xFF9F},   // half-width Katakana
+	{0xFFA0, 0xFFDC},   // half-width Hangul
+	{0x1B000, 0x1B16F}, // Kana Supplement, Extended-A, small Kana
+	{0x20000, 0x2FA1F}, // CJK Extensions B-F, Compatibility Supplement
+	{0x30000, 0x323AF}, // CJK Extensions G-H
+}
+
+// isCJK reports whether r is in cjkRanges.
+func isCJK(r rune) bool {
+	if r < 0x1100 {
+		return false
+	}
+	for _, x := range cjkRanges {
+		if r < x[0] {
+			return false
+		}
+		if r <= x[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// cjkBigrams appends to words the words of the run of CJK characters
+// that starts at s[i], and returns where the run ends. Without spaces to
+// find words by, each overlapping pair of characters is a word (a run of
+// one character is one word): "東京都" gives "東京" and "京都", so the
+// query "京都" finds it. Both the index and the query split this way.
+func cjkBigrams(s string, i int, words *[]string) int {
+	start, prev, n := i, -1, 0 // prev: byte offset of the run's previous character
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isCJK(r) {
+			break
+		}
+		if prev >= 0 {
+			*words = append(*words, s[prev:i+size])
+		}
+		prev, i, n = i, i+size, n+1
+	}
+	if n == 1 {
+		*words = append(*words, s[start:i])
+	}
+	return i
 }
 
 // isWordStart reports whether s begins with a letter or digit.

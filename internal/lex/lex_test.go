@@ -31,6 +31,12 @@ func TestWords(t *testing.T) {
 		{"InvalidAfterApostrophe", "ab'\xff", []string{"ab"}},
 		{"ReplacementChar", "a\uFFFDb", []string{"a", "b"}},
 		{"Emoji", "love it 😍!!", []string{"love", "it"}},
+		{"Han", "我住在北京。", []string{"我住", "住在", "在北", "北京"}},
+		{"Japanese", "東京都に行った", []string{"東京", "京都", "都に", "に行", "行っ", "った"}},
+		{"Katakana", "コーヒーが好き", []string{"コー", "ーヒ", "ヒー", "ーが", "が好", "好き"}},
+		{"Hangul", "서울에 살아요", []string{"서울", "울에", "살아", "아요"}},
+		{"CJKSingle", "京 and 都", []string{"京", "and", "都"}},
+		{"CJKBesideLatin", "Tom去了Kyoto京都", []string{"tom", "去了", "kyoto", "京都"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

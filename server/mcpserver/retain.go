@@ -18,6 +18,7 @@ type RetainInput struct {
 	Speaker    string   `json:"speaker,omitempty" jsonschema:"who said or wrote it (e.g. 'user', 'Alice'); omit if unknown"`
 	OccurredAt string   `json:"occurred_at,omitempty" jsonschema:"when it was said or happened, RFC 3339 or YYYY-MM-DD[ HH:MM]; relative dates in the text ('yesterday') are resolved against it; omit for now"`
 	Tags       []string `json:"tags,omitempty" jsonschema:"optional labels to filter by later, e.g. ['project-x']"`
+	ShortTerm  bool     `json:"short_term,omitempty" jsonschema:"set true for something that matters only for a day or two (today's plan, a temporary state, 'I am at the dentist until 3'): it is kept as short-term memory and expires after about 48 hours unless it is recalled meanwhile or is important, in which case it is kept for good; omit for durable facts"`
 	Confirm    bool     `json:"confirm,omitempty" jsonschema:"only when the server requires approval and a previous call answered pending: set true after the user agreed to store exactly this text; ignored otherwise"`
 }
 
@@ -25,6 +26,8 @@ type RetainInput struct {
 const retainDescription = `Store something in long-term memory so it can be recalled in later conversations.
 
 Use it when you learn a durable fact worth keeping: a preference, a person or project detail, a decision, a date, an event. Write short self-contained sentences (resolve "he", "it", "there" to names). Facts, entities and dates are extracted from the text; retaining the same text twice is harmless (reported as a duplicate), and a newer fact that contradicts an older one supersedes it.
+
+For something that matters only for a day or two (today's plan, where the user is right now), set short_term=true: it is recalled like any memory, marked short-term, and expires after about 48 hours unless it was recalled or is important.
 
 The result says what was stored (facts, entities). If the server requires approval, the result may be pending: show the user the text and call again with confirm=true only once they agree.`
 
@@ -66,7 +69,7 @@ func (s *Server) retain(ctx context.Context, req *mcp.CallToolRequest, in Retain
 	if strings.TrimSpace(in.Text) == "" {
 		return nil, nil, memory.Errorf(memory.EINVALID, "text is empty: give the sentences to remember")
 	}
-	r := memory.RetainRequest{BankID: bank, Text: in.Text, Speaker: in.Speaker, Tags: in.Tags}
+	r := memory.RetainRequest{BankID: bank, Text: in.Text, Speaker: in.Speaker, Tags: in.Tags, ShortTerm: in.ShortTerm}
 	if in.OccurredAt != "" {
 		t, err := wire.ParseTime(in.OccurredAt)
 		if err != nil {
@@ -92,9 +95,12 @@ func (s *Server) retain(ctx context.Context, req *mcp.CallToolRequest, in Retain
 		return nil, nil, err
 	}
 	out := &wire.Retained{Bank: bank, Stored: true, Result: wire.NewRetainResult(res)}
-	if res.Duplicate {
+	switch {
+	case res.Duplicate:
 		out.Message = fmt.Sprintf("Already remembered in bank %q: nothing new to store.", bank)
-	} else {
+	case in.ShortTerm:
+		out.Message = fmt.Sprintf("Remembered in bank %q as short-term memory: %s, %s.", bank, count(res.Facts, "fact", "facts"), count(res.Entities, "entity", "entities"))
+	default:
 		out.Message = fmt.Sprintf("Remembered in bank %q: %s, %s.", bank, count(res.Facts, "fact", "facts"), count(res.Entities, "entity", "entities"))
 	}
 	return out, nil, nil
@@ -117,9 +123,17 @@ func approve(req *mcp.CallToolRequest, bank string, in RetainInput) (ok, pending
 		return res.Action == "accept", false, nil
 	}
 	return false, false, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{approvalID: &mcp.ElicitParams{
-		Message:         fmt.Sprintf("Store this in long-term memory (bank %q)?\n\n%s", bank, in.Text),
+		Message:         fmt.Sprintf("Store this in %s memory (bank %q)?\n\n%s", tierName(in.ShortTerm), bank, in.Text),
 		RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}},
 	}}}
+}
+
+// tierName names the memory a retain writes to, for the user.
+func tierName(shortTerm bool) string {
+	if shortTerm {
+		return "short-term"
+	}
+	return "long-term"
 }
 
 // canElicit reports whether the client of ss declared elicitation.

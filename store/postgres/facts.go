@@ -56,6 +56,10 @@ func (s *Store) ListFacts(ctx context.Context, bankID string, q memory.FactQuery
 	if !q.To.IsZero() {
 		b.WriteString(` AND f.event_time < ` + p.add(q.To))
 	}
+	if !q.ExpiresBy.IsZero() {
+		// facts_expires (migration 014) holds the short-term facts only.
+		b.WriteString(` AND f.expires_at IS NOT NULL AND f.expires_at <= ` + p.add(q.ExpiresBy))
+	}
 	b.WriteString(` ORDER BY f.seq DESC LIMIT ` + p.add(q.Limit+1))
 	rows, err := s.pool.Query(ctx, b.String(), p...)
 	if err != nil {

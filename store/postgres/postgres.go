@@ -14,7 +14,8 @@
 //     embedding::vector(dim) WHERE bank_id = '…' (hnsw.go). The first
 //     search past the threshold starts the build, so bulk loads are not
 //     slowed by index inserts.
-//   - Keywords: a generated tsvector (English configuration) with a GIN
+//   - Keywords: a generated tsvector (English configuration, CJK runs
+//     split into character pairs as package lex does) with a GIN
 //     index on (bank_id, tsv), ranked by Okapi BM25 computed in SQL from
 //     the bank's own statistics (search.go).
 //   - Concurrency: writes to one bank are serialised by a transaction-level

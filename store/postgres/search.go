@@ -95,8 +95,9 @@ func quoteLiteral(s string) string {
 
 // SearchText implements memory.Store: Okapi BM25 (package internal/bm25:
 // Lucene IDF, k1 1.2, b 0.75) with the bank's own statistics over the
-// English text search vectors of the facts' bodies (memory.Body). The
-// terms are parsed as document text (to_tsvector), never as query syntax:
+// English text search vectors of the facts' bodies (memory.Body; runs of
+// CJK characters split into character pairs by mnemo_cjk, as package lex
+// splits them, migration 016). The terms are parsed as document text (to_tsvector), never as query syntax:
 // only the resulting lexemes are looked up.
 //
 // The first statement reads the bank's statistics and each query
@@ -118,7 +119,7 @@ func quoteLiteral(s string) string {
 func (s *Store) SearchText(ctx context.Context, bankID string, terms []string, k int, flt memory.Filter) ([]memory.Hit, error) {
 	text := strings.Join(terms, " \n ")
 	rows, err := s.pool.Query(ctx, `SELECT b.fact_count, b.fact_words, w.lexeme, coalesce(l.df, 0), coalesce(l.max_tf, 0), coalesce(l.min_words, 0)
-		FROM banks b LEFT JOIN LATERAL (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english'::regconfig, $2::text))) w ON true
+		FROM banks b LEFT JOIN LATERAL (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english'::regconfig, mnemo_cjk($2::text)))) w ON true
 		LEFT JOIN lexemes l ON l.bank_id = b.id AND l.lexeme = w.lexeme
 		WHERE b.id = $1`, bankID, text)
 	if err != nil {
@@ -327,7 +328,7 @@ func (s *Store) SearchDocuments(ctx context.Context, bankID string, terms []stri
 	if k <= 0 || len(terms) == 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `WITH q AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english'::regconfig, $2::text))),
+	rows, err := s.pool.Query(ctx, `WITH q AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english'::regconfig, mnemo_cjk($2::text)))),
 		stats AS (SELECT count(*)::float8 AS n, coalesce(avg(words), 0)::float8 AS avg FROM doc_stats WHERE bank_id = $1),
 		df AS (SELECT q.lexeme, count(*)::float8 AS df FROM q JOIN doc_lexemes d ON d.bank_id = $1 AND d.lexeme = q.lexeme
 			GROUP BY q.lexeme)

@@ -280,8 +280,16 @@ func apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch, now func() time
 			res.DocumentID = oldID
 			return res, nil
 		}
-		if err := deleteDocument(ctx, tx, bank, oldID, pending, &removed); err != nil {
-			return nil, fmt.Errorf("replace document %s: %w", oldID, err)
+		if oldID != d.ID {
+			if err := supersedeDocument(ctx, tx, bank, oldID, d, now); err != nil {
+				return nil, fmt.Errorf("replace document %s: %w", oldID, err)
+			}
+		}
+		// The new version takes the old one's ids (its document id reused),
+		// or those of an earlier version with this content (A, B, then A
+		// again): the facts under its id go.
+		if err := deleteDocument(ctx, tx, bank, d.ID, pending, &removed); err != nil {
+			return nil, fmt.Errorf("replace document %s: %w", d.ID, err)
 		}
 		res.Replaced = true
 	}
@@ -410,6 +418,24 @@ func deleteDocument(ctx context.Context, tx pgx.Tx, bank, docID string, pending 
 	})
 	b.Queue(`DELETE FROM chunks WHERE bank_id = $1 AND document_id = $2`, bank, docID)
 	b.Queue(`DELETE FROM documents WHERE bank_id = $1 AND id = $2`, bank, docID)
+	return tx.SendBatch(ctx, b).Close()
+}
+
+// supersedeDocument retires the stored version oldID of d's item: its
+// document row and chunks make way for d, and its facts stay, their
+// document id kept, the active ones superseded and expired at d's
+// CreatedAt (the clock when zero). Their words stay in the statistics:
+// the facts stay searchable by history and as-of reads.
+func supersedeDocument(ctx context.Context, tx pgx.Tx, bank, oldID string, d *memory.Document, now func() time.Time) error {
+	at := d.CreatedAt
+	if at.IsZero() {
+		at = now()
+	}
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE facts SET status = 'superseded', expired_at = $3 WHERE bank_id = $1 AND document_id = $2 AND status = 'active'`, bank, oldID, ts(at))
+	b.Queue(`UPDATE facts SET chunk_id = '' WHERE bank_id = $1 AND document_id = $2 AND chunk_id <> ''`, bank, oldID)
+	b.Queue(`DELETE FROM chunks WHERE bank_id = $1 AND document_id = $2`, bank, oldID)
+	b.Queue(`DELETE FROM documents WHERE bank_id = $1 AND id = $2`, bank, oldID)
 	return tx.SendBatch(ctx, b).Close()
 }
 

@@ -166,8 +166,9 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) (a 
 }
 
 // writeDocument stores the batch's document. It reports dup when the same
-// content was stored before (nothing more is to be written) and removes an
-// older version of the item with all it produced.
+// content was stored before (nothing more is to be written) and
+// supersedes an older version of the item (supersedeDocument), or
+// removes it when the new version reuses its document id.
 func (s *Store) writeDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Document, res *memory.WriteResult, change *mirror.Change) (dup bool, err error) {
 	if err := memory.ValidateDocument(d); err != nil {
 		return false, err
@@ -182,10 +183,23 @@ func (s *Store) writeDocument(ctx context.Context, tx *sql.Tx, bank string, d *m
 		res.Duplicate = true
 		res.DocumentID = oldID
 		return true, nil
-	default:
+	case oldID == d.ID:
+		// The new version takes the old one's ids: the old rows go.
 		removed, err := deleteDocument(ctx, tx, bank, oldID)
 		if err != nil {
 			return false, fmt.Errorf("replace document %s: %w", oldID, err)
+		}
+		change.Remove(removed...)
+		res.Replaced = true
+	default:
+		if err := s.supersedeDocument(ctx, tx, bank, oldID, d, change); err != nil {
+			return false, fmt.Errorf("replace document %s: %w", oldID, err)
+		}
+		// An earlier version with this content (A, then B, then A again)
+		// left facts under d's id: the new ones take their ids.
+		removed, err := deleteDocument(ctx, tx, bank, d.ID)
+		if err != nil {
+			return false, fmt.Errorf("replace document %s: %w", d.ID, err)
 		}
 		change.Remove(removed...)
 		res.Replaced = true
@@ -204,6 +218,50 @@ func (s *Store) writeDocument(ctx context.Context, tx *sql.Tx, bank string, d *m
 	}
 	res.DocumentID = d.ID
 	return false, nil
+}
+
+// supersedeDocument retires the stored version oldID of d's item: its
+// document row and chunks make way for d, and its facts stay, their
+// document id kept, the active ones superseded and expired at d's
+// CreatedAt (the store's clock when zero). Nothing is erased: recall's
+// history and as-of still find them, and forget removes them.
+func (s *Store) supersedeDocument(ctx context.Context, tx *sql.Tx, bank, oldID string, d *memory.Document, change *mirror.Change) error {
+	at := d.CreatedAt
+	if at.IsZero() {
+		at = s.Now()
+	}
+	rows, err := tx.QueryContext(ctx, `UPDATE facts SET status = 'superseded', expired_at = ?, chunk_id = ''
+		WHERE bank_id = ? AND document_id = ? AND status = 'active' RETURNING pk`, toMicro(at), bank, oldID)
+	if err != nil {
+		return err
+	}
+	var pks []int64
+	for rows.Next() {
+		var pk int64
+		if err := rows.Scan(&pk); err != nil {
+			rows.Close()
+			return err
+		}
+		pks = append(pks, pk)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, pk := range pks {
+		change.SetStatus(pk, memory.StatusSuperseded, at)
+	}
+	// The facts the update left (already inactive) lose their chunks too.
+	for _, q := range []string{
+		`UPDATE facts SET chunk_id = '' WHERE bank_id = ?1 AND document_id = ?2 AND chunk_id <> ''`,
+		`DELETE FROM chunks WHERE bank_id = ?1 AND document_id = ?2`,
+		`DELETE FROM documents WHERE bank_id = ?1 AND id = ?2`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, bank, oldID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // deleteDocument removes a document, its chunks and its facts with their

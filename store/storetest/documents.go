@@ -52,8 +52,8 @@ func testSearchDocumentsRanking(e *env) {
 	checkIDs(e.t, "SearchDocuments(syntax)", hitIDs(e.searchDocuments("b", 10, `"coffee`, "OR", "NEAR(", "*")), []string{"two", "one"})
 }
 
-// Every fact counts whatever its status, a replaced document's words go
-// with it, and a new document is found at once.
+// Every fact counts whatever its status, a replaced version's words stay
+// with its superseded facts, and a new document is found at once.
 func testSearchDocumentsLifecycle(e *env) {
 	e.newBank("b")
 	e.writeNew(NewTestBatch("b", "d1", "the alpaca is named Pablo", "hello"))
@@ -71,11 +71,12 @@ func testSearchDocumentsLifecycle(e *env) {
 	if res := e.write(v2); !res.Replaced {
 		e.t.Fatalf("Write of the item with new content: got %+v, want Replaced", res)
 	}
-	checkIDs(e.t, "SearchDocuments(otto) after replace", hitIDs(e.searchDocuments("b", 10, "otto")), nil)
+	// The replaced version's facts stay, superseded, under their document
+	// id: like any fact, whatever its status, they count for it.
+	checkIDs(e.t, "SearchDocuments(otto) after replace", hitIDs(e.searchDocuments("b", 10, "otto")), []string{"v1"})
 	checkIDs(e.t, "SearchDocuments(yuri) after replace", hitIDs(e.searchDocuments("b", 10, "yuri")), []string{"v2"})
-	// The replaced facts are gone from the documents' structure too.
 	checkWindows(e, "Neighbours(replaced fact)", e.neighbours("b", []string{TestFactID("v1", 0), TestFactID("v2", 0)}, 1),
-		map[string][]string{TestFactID("v2", 0): {TestFactID("v2", 0)}})
+		map[string][]string{TestFactID("v1", 0): {TestFactID("v1", 0)}, TestFactID("v2", 0): {TestFactID("v2", 0)}})
 }
 
 // Documents never cross banks, and an unknown bank is ENOTFOUND.

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"slices"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
@@ -87,8 +88,9 @@ func testIdempotencyDuplicate(e *env) {
 }
 
 // The same item with another content hash replaces the old document: its
-// chunks, facts, refs and links (leaving or reaching them) are gone from
-// every read and search; the new ones take their place.
+// chunks go; its facts stay with their refs and links, superseded (found
+// by history and as-of reads, not by active ones); the new ones take
+// their place.
 func testIdempotencyReplace(e *env) {
 	e.newBank("b")
 	mel := memory.EntityID("Melanie")
@@ -118,6 +120,7 @@ func testIdempotencyReplace(e *env) {
 	v2.Entities = upsert
 	v2.Refs = []memory.EntityRef{{FactID: "d2-f0", EntityID: mel}}
 	v2.Links = []memory.Link{{BankID: "b", FromID: "d2-f0", ToID: "d2-f1", Kind: memory.LinkTemporal, Weight: 1}}
+	v2.Document.CreatedAt = testTime.Add(time.Hour)
 	if got, want := *e.write(v2), (memory.WriteResult{Replaced: true, DocumentID: "d2", Facts: 3}); got != want {
 		e.t.Errorf("Write of the item with new content: got %+v, want %+v", got, want)
 	}
@@ -129,9 +132,15 @@ func testIdempotencyReplace(e *env) {
 	if got := e.chunks("b", "d2"); len(got) != 3 {
 		e.t.Errorf("Chunks(d2): got %d chunks, want 3", len(got))
 	}
+	// The old version's facts stay, superseded when the new one came
+	// (bi-temporal: readable as of before it), with their refs and links.
 	old := batchIDs(v1)
-	if got := e.facts("b", old...); len(got) != 0 {
-		e.t.Errorf("Facts of the replaced document: got %q, want none", factIDs(got))
+	kept := e.facts("b", old...)
+	checkIDs(e.t, "Facts of the replaced document", factIDs(kept), old)
+	for i, f := range kept {
+		want := *v1.Facts[i]
+		want.Status, want.ExpiredAt, want.ChunkID = memory.StatusSuperseded, v2.Document.CreatedAt, ""
+		checkFact(e.t, f, &want)
 	}
 	got := e.facts("b", batchIDs(v2)...)
 	checkIDs(e.t, "Facts of the new version", factIDs(got), batchIDs(v2))
@@ -142,30 +151,23 @@ func testIdempotencyReplace(e *env) {
 		}
 	}
 	everything := memory.Filter{Statuses: allStatuses, Sensitive: true}
-	if got := e.searchText("b", 10, everything, "alpaca", "pablo"); len(got) != 0 {
-		e.t.Errorf("SearchText(alpaca, pablo) after replacement: got %q, want none", hitIDs(got))
+	if got := e.searchText("b", 10, memory.Filter{}, "alpaca", "pablo"); len(got) != 0 {
+		e.t.Errorf("SearchText(alpaca, pablo) of active facts after replacement: got %q, want none", hitIDs(got))
 	}
+	checkIDSet(e.t, "SearchText(alpaca, pablo) of every status", hitIDs(e.searchText("b", 10, everything, "alpaca", "pablo")), old)
+	asOf := memory.Filter{AsOf: v2.Document.CreatedAt.Add(-time.Second)}
+	checkIDSet(e.t, "SearchText(alpaca, pablo) as of before the replacement", hitIDs(e.searchText("b", 10, asOf, "alpaca", "pablo")), old)
 	checkIDSet(e.t, "SearchText(otto)", hitIDs(e.searchText("b", 10, memory.Filter{}, "otto")), []string{"d2-f1", "d2-f2"})
-	for _, f := range v1.Facts {
-		for _, h := range e.searchVector("b", f.Embedding, 10, everything) {
-			if slices.Contains(old, h.ID) {
-				e.t.Errorf("SearchVector(vector of %s) after replacement: got replaced fact %s", f.ID, h.ID)
-			}
-		}
-	}
-	for _, id := range e.passing("b", everything) {
+	for _, id := range e.passing("b", memory.Filter{}) {
 		if slices.Contains(old, id) {
-			e.t.Errorf("SearchVector(k 1000) after replacement: got replaced fact %s", id)
+			e.t.Errorf("SearchVector(k 1000) of active facts after replacement: got replaced fact %s", id)
 		}
 	}
-	if got := e.refs("b", old...); len(got) != 0 {
-		e.t.Errorf("EntityRefs of replaced facts: got %q, want none", refKeys(got))
-	}
+	checkIDSet(e.t, "EntityRefs of replaced facts", refKeys(e.refs("b", old...)), refKeys(v1.Refs))
 	checkIDs(e.t, "FactsByEntity(melanie)", e.factsByEntity("b", mel, 10), []string{"d2-f0", "other-f0"})
-	checkLinks(e.t, "Links from replaced facts", e.links("b", old), nil)
-	checkLinks(e.t, "Links(other-f0), whose targets were replaced", e.links("b", []string{"other-f0"}), nil)
+	checkLinks(e.t, "Links from replaced facts", e.links("b", old), v1.Links)
 	checkLinks(e.t, "Links(d2-f0)", e.links("b", []string{"d2-f0"}), v2.Links)
-	want := memory.Stats{Documents: 2, Chunks: 4, Facts: 4, Active: 4, Entities: 1, Links: 1}
+	want := memory.Stats{Documents: 2, Chunks: 4, Facts: 6, Active: 4, Superseded: 2, Entities: 1, Links: 4}
 	if got := e.stats("b"); got != want {
 		e.t.Errorf("Stats after replacement: got %+v, want %+v", got, want)
 	}
@@ -178,8 +180,14 @@ func testIdempotencyReplace(e *env) {
 		e.t.Errorf("Write of the first version again: got %+v, want %+v", got, want)
 	}
 	checkIDSet(e.t, "SearchText(alpaca) after switching back", hitIDs(e.searchText("b", 10, memory.Filter{}, "alpaca")), []string{"d1-f0", "d1-f1"})
-	if got := e.searchText("b", 10, everything, "bison", "otto"); len(got) != 0 {
-		e.t.Errorf("SearchText(bison, otto) after switching back: got %q, want none", hitIDs(got))
+	if got := e.searchText("b", 10, memory.Filter{}, "bison", "otto"); len(got) != 0 {
+		e.t.Errorf("SearchText(bison, otto) of active facts after switching back: got %q, want none", hitIDs(got))
+	}
+	checkIDSet(e.t, "SearchText(bison, otto) of every status after switching back", hitIDs(e.searchText("b", 10, everything, "bison", "otto")), batchIDs(v2))
+	for _, f := range e.facts("b", batchIDs(build1())...) {
+		if f.Status != memory.StatusActive {
+			e.t.Errorf("fact %s of the first version retained again: status %s, want active", f.ID, f.Status)
+		}
 	}
 }
 

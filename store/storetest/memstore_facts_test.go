@@ -57,7 +57,8 @@ func matchesFactQuery(f *memory.Fact, q memory.FactQuery) bool {
 		len(q.Tags) > 0 && !slices.ContainsFunc(f.Tags, func(t string) bool { return slices.Contains(q.Tags, t) }),
 		q.Speaker != "" && f.Speaker != q.Speaker,
 		!q.From.IsZero() && (et.IsZero() || et.Before(q.From)),
-		!q.To.IsZero() && (et.IsZero() || !et.Before(q.To)):
+		!q.To.IsZero() && (et.IsZero() || !et.Before(q.To)),
+		!q.ExpiresBy.IsZero() && !f.ExpiresBy(q.ExpiresBy):
 		return false
 	}
 	return true

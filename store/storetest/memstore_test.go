@@ -209,7 +209,12 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 			if old.ContentHash == d.ContentHash {
 				return &memory.WriteResult{Duplicate: true, DocumentID: old.ID}, nil
 			}
-			b.removeDocument(old.ID)
+			if old.ID == d.ID {
+				b.removeDocument(old.ID)
+			} else {
+				b.supersedeDocument(old.ID, d.CreatedAt)
+				b.removeDocument(d.ID) // an earlier version with this content
+			}
 			res.Replaced = true
 		}
 		if _, ok := b.docs[d.ID]; ok {
@@ -332,6 +337,31 @@ func (b *memBank) upsertEntity(bank string, u memory.EntityUpsert) {
 
 // removeDocument deletes a document with its chunks and facts and the
 // refs and links of those facts.
+// supersedeDocument retires a replaced version: its document and chunks
+// go, its facts stay, the active ones superseded and expired at at.
+func (b *memBank) supersedeDocument(id string, at time.Time) {
+	delete(b.docs, id)
+	for cid, c := range b.chunks {
+		if c.DocumentID == id {
+			delete(b.chunks, cid)
+		}
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	for fid, f := range b.facts {
+		if f.DocumentID != id {
+			continue
+		}
+		c := *f // the map's facts are shared with the clone a failed write restores
+		c.ChunkID = ""
+		if c.Status == memory.StatusActive {
+			c.Status, c.ExpiredAt = memory.StatusSuperseded, at
+		}
+		b.facts[fid] = &c
+	}
+}
+
 func (b *memBank) removeDocument(id string) {
 	delete(b.docs, id)
 	for cid, c := range b.chunks {
@@ -432,7 +462,34 @@ func (s *memStore) SearchVector(_ context.Context, bankID string, vec []float32,
 func words(text string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		out = append(out, stem(w))
+		// A run of CJK characters gives its overlapping pairs (one
+		// character: itself); the rest of the word is a word.
+		var latin []rune
+		rs := []rune(w)
+		for i := 0; i < len(rs); {
+			if !unicode.In(rs[i], unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) && rs[i] != 'ー' {
+				latin = append(latin, rs[i])
+				i++
+				continue
+			}
+			if len(latin) > 0 {
+				out, latin = append(out, stem(string(latin))), nil
+			}
+			j := i
+			for j < len(rs) && (unicode.In(rs[j], unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || rs[j] == 'ー') {
+				j++
+			}
+			if j-i == 1 {
+				out = append(out, string(rs[i]))
+			}
+			for k := i; k+1 < j; k++ {
+				out = append(out, string(rs[k:k+2]))
+			}
+			i = j
+		}
+		if len(latin) > 0 {
+			out = append(out, stem(string(latin)))
+		}
 	}
 	return out
 }

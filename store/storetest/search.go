@@ -103,6 +103,35 @@ func testSearchTextStemming(e *env) {
 	}
 }
 
+// CJK text, written without spaces, is searchable by its words: every
+// store splits runs of Han, Kana and Hangul into overlapping character
+// pairs (internal/lex) at index and query time, and Latin text beside it
+// keeps its words.
+func testSearchTextCJK(e *env) {
+	e.newBank("b")
+	writeFacts(e, "b", "doc",
+		NewTestFact("b", "c1", "私は京都に住んでいます"),
+		NewTestFact("b", "c2", "東京タワーを見た"),
+		NewTestFact("b", "c3", "我住在北京"),
+		NewTestFact("b", "c4", "서울에 살아요"),
+		NewTestFact("b", "c5", "Tom moved to Kyoto京都 last year"),
+	)
+	for _, c := range []struct {
+		term string
+		want []string
+	}{
+		{"京都", []string{"c1", "c5"}},
+		{"東京", []string{"c2"}},
+		{"タワー", []string{"c2"}},
+		{"北京", []string{"c3"}},
+		{"서울", []string{"c4"}},
+		{"kyoto", []string{"c5"}},
+		{"大阪", nil},
+	} {
+		checkIDSet(e.t, "SearchText("+c.term+")", hitIDs(e.searchText("b", 10, memory.Filter{}, c.term)), c.want)
+	}
+}
+
 // A term matching nothing, and no terms at all, find nothing, without error.
 func testSearchTextNoMatch(e *env) {
 	e.newBank("b")

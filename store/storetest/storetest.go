@@ -96,6 +96,7 @@ var suite = []struct {
 		{"Injection", testSearchTextInjection},
 		{"Filter", testSearchTextFilter},
 		{"Speaker", testSearchTextSpeaker},
+		{"CJK", testSearchTextCJK},
 	}},
 	{"SearchVector", []testCase{
 		{"BruteForce", testSearchVectorBruteForce},
@@ -183,6 +184,11 @@ var suite = []struct {
 	}},
 	{"Pending", []testCase{ // pending.go; optional: memory.PendingFacts, memory.ObservationVectors
 		{"Walk", testPendingWalk}, {"Mark", testPendingMark}, {"Errors", testPendingErrors}, {"ObservationVectors", testPendingObservationVectors},
+	}},
+	{"ShortTerm", []testCase{ // shortterm.go: FactQuery.ExpiresBy, memory.Promoter
+		{"List", testShortTermList},
+		{"Promote", testShortTermPromote},
+		{"RoundTrip", testShortTermRoundTrip},
 	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},

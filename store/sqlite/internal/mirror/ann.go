@@ -11,6 +11,10 @@ import (
 // searches.
 const annBatch = 16_384
 
+// linked, when set (by tests), is called after each node the builder
+// links: the build made observable.
+var linked func()
+
 // annIndex is a bank's HNSW graph and the builder linking it.
 type annIndex struct {
 	g    *hnsw.Graph
@@ -64,6 +68,9 @@ func (x *bankIndex) resetANN() {
 
 // build links the vectors into the graph as they arrive, in batches of at
 // most annBatch linked by workers goroutines, until stop or closing.
+// Closing abandons the graph at once, mid-batch: a one-shot process must
+// not wait for a build that only the next searches would use (the graph
+// lives in memory and is rebuilt by the next process that needs it).
 func (a *annIndex) build(closing <-chan struct{}, workers int) {
 	for {
 		n, done := a.vecs.Len(), int(a.done.Load())
@@ -78,11 +85,20 @@ func (a *annIndex) build(closing <-chan struct{}, workers int) {
 				go func() {
 					defer wg.Done()
 					for !a.halt.Load() {
+						select {
+						case <-closing:
+							a.halt.Store(true)
+							return
+						default:
+						}
 						i := int(next.Add(1) - 1)
 						if i >= n {
 							return
 						}
 						a.g.Insert(i)
+						if linked != nil {
+							linked()
+						}
 					}
 				}()
 			}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -214,6 +215,40 @@ func TestMirror_Close(t *testing.T) {
 	}
 	m.Close() // idempotent
 	runtime.KeepAlive(m)
+}
+
+// TestMirror_CloseAbandonsBuild checks that Close does not wait for a
+// graph build to finish (a one-shot recall on a big bank exited only
+// when the build was done): the builder is held on its first node until
+// Close has begun, and Close must return with the graph unfinished.
+func TestMirror_CloseAbandonsBuild(t *testing.T) {
+	ctx := context.Background()
+	src := newFakeSource()
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, dim = 2000, 32
+	rows := make([]Row, n)
+	for i := range rows {
+		rows[i] = row(fmt.Sprint("f", i), fmt.Sprint("d", i/10), fmt.Sprint("fact number ", i), unitVector(rng, dim))
+	}
+	src.write("a", rows...)
+	m := New(src, func() Settings { return Settings{ANNThreshold: 100, FloatVectors: true, IndexWorkers: 1} })
+	var count atomic.Int64
+	started := make(chan struct{})
+	linked = func() {
+		if count.Add(1) == 1 {
+			close(started)
+			<-m.closing // the build outlasts the search: it is still linking when Close begins
+		}
+	}
+	t.Cleanup(func() { linked = nil })
+	if _, err := m.SearchVector(ctx, "a", unitVector(rng, dim), 5, memory.Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	m.Close()
+	if got := count.Load(); got >= n {
+		t.Fatalf("Close returned after the builder linked %d of %d nodes: it waited for the whole build", got, n)
+	}
 }
 
 // TestMirror_Apply checks that a write applied in order is searched
