@@ -114,6 +114,9 @@ func TestImportExport_KilledMidRestore(t *testing.T) {
 			outcome["no bank"]++
 		case r.code == 5 && strings.Contains(r.stderr, "incomplete"):
 			outcome["refused as incomplete"]++
+			if l := exe(t, db, "bank", "list"); !strings.Contains(l.stdout, "copy (incomplete") {
+				t.Errorf("trial %d: bank list does not mark the incomplete bank: %v", trial, l)
+			}
 		case r.code == 0 && docs == wantDocs && facts == wantFacts:
 			outcome["whole"]++
 		default:
