@@ -58,9 +58,16 @@ type ImportBankReport struct {
 // another: SQLite to PostgreSQL and back; of this format version or an
 // older one, upgraded as it is read) and creates the bank it holds,
 // as it was: facts keep their Seq, lifecycle and embeddings, entities
-// their counts. The bank must not exist (ECONFLICT). Records go to the
-// store in groups of DefaultImportGroup, each in one transaction; if any
-// fails, the bank is deleted again, so a failed import leaves nothing.
+// their counts. The bank must not exist (ECONFLICT), unless an import of
+// it was interrupted: that incomplete bank is replaced. Records go to
+// the store in groups of DefaultImportGroup, each in one transaction,
+// into a bank marked restoring (memory.BankSettings.Restoring) until the
+// whole export is in and its trailer matches what was read: a killed
+// import leaves a bank that Stats, Recall and Export refuse
+// (EUNAVAILABLE) and the next import replaces. An export of version 2
+// without its trailer, or with other counts, is EINVALID (a file cut
+// short). If anything fails, the bank is deleted again, so a failed
+// import leaves nothing.
 // The store must implement memory.Importer (both built-in stores do).
 func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOptions) (*ImportBankReport, error) {
 	im, ok := e.store.(memory.Importer)

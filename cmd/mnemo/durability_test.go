@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store/sqlite"
 )
 
@@ -438,4 +440,26 @@ func TestReadOnly_Reads(t *testing.T) {
 	if r := run("retain", "more"); r.code == 0 || strings.Contains(r.stderr, "internal error") {
 		t.Errorf("retain on a read-only database: %v, want a clear error", r)
 	}
+}
+
+// withRecords returns export (mnemo export's output) with the JSON lines
+// recs added before its trailer, and the trailer counting them.
+func withRecords(t *testing.T, export string, recs ...string) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(export, "\n"), "\n")
+	lines = append(lines[:len(lines)-1], recs...) // drop the trailer
+	tr := memory.ExportTrailer{Counts: map[string]int{}}
+	for _, l := range lines[1:] {
+		var r struct{ Kind string }
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		tr.Records++
+		tr.Counts[r.Kind]++
+	}
+	b, err := json.Marshal(memory.ExportRecord{Kind: memory.RecordTrailer, Trailer: &tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(append(lines, string(b)), "\n") + "\n"
 }
