@@ -7,7 +7,8 @@
 // releases. See docs/scale.md.
 //
 // Several processes may open the same file: writes are serialised by
-// SQLite's write lock (BEGIN IMMEDIATE plus a busy timeout) and each bank's
+// SQLite's write lock (BEGIN IMMEDIATE, retried with backoff for up to
+// LockWait, then EUNAVAILABLE) and each bank's
 // vector index checks the bank's change counter before every search, so no
 // process answers from a stale index.
 package sqlite
