@@ -99,10 +99,21 @@ func (p *providerFlags) resolve(flags *pflag.FlagSet) (db string, err error) {
 	}
 	var c configFile
 	if path != "" {
-		if err := readConfig(path, &c); err != nil {
-			if explicit || !errors.Is(err, fs.ErrNotExist) {
+		b, err := os.ReadFile(path)
+		switch {
+		case err == nil:
+			if err := parseConfig(path, b, &c); err != nil {
 				return "", err
 			}
+		case explicit:
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return "", usagef("config file %s: %v", path, err)
+		default:
+			// The default location is optional: absent, unreadable or
+			// not a file, it is no config, and no command fails for it.
 		}
 	}
 	for _, s := range p.settings(&c) {
@@ -118,13 +129,10 @@ func (p *providerFlags) resolve(flags *pflag.FlagSet) (db string, err error) {
 	return c.DB, nil
 }
 
-// readConfig reads a JSON config file strictly: an unknown key (a typo,
-// or an API key, which belongs in the environment) is an error.
-func readConfig(path string, c *configFile) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
+// parseConfig parses the JSON config file read from path strictly: an
+// unknown key (a typo, or an API key, which belongs in the environment)
+// is an error.
+func parseConfig(path string, b []byte, c *configFile) error {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(c); err != nil {

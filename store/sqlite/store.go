@@ -141,7 +141,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		q.Add("_pragma", "wal_autocheckpoint(10000)")
 		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
 		q.Set("_txlock", txlock)
-		return "file:" + path + "?" + q.Encode()
+		return "file:" + uriPath(path) + "?" + q.Encode()
 	}
 	wdb, err := sql.Open("sqlite", dsn("immediate", writerCacheKiB))
 	if err != nil {
@@ -172,6 +172,18 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.rdb = rdb
 	s.mirror = mirror.New(source{rdb}, s.settings)
 	return s, nil
+}
+
+// uriPath escapes path for a file: URI (the DSN is one, and SQLite reads
+// it as one): '%', '?' and '#' would otherwise start an escape, the query
+// or the fragment, and "we?ird.db" would open "we". A path that looks like
+// an authority ("//host/…") gets an empty one.
+func uriPath(path string) string {
+	path = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+	if strings.HasPrefix(path, "//") {
+		path = "//" + path
+	}
+	return path
 }
 
 // Close stops the index builders, releases the search mirror's memory
