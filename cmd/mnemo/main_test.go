@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/recall"
+	"github.com/mnemo-ai/mnemo/store/sqlite"
 )
 
 // mnemoBin is the mnemo binary built by TestMain for the tests that need
@@ -110,6 +111,21 @@ func wantFailure(t *testing.T, r result, code int, want ...string) {
 
 func newDB(t *testing.T) string {
 	return filepath.Join(t.TempDir(), "mnemo.db")
+}
+
+// emptyDB returns the path of a new database that holds no bank: read
+// commands refuse a path with no database (see checkDB).
+func emptyDB(t *testing.T) string {
+	t.Helper()
+	db := newDB(t)
+	s, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 type statsJSON struct {
@@ -487,7 +503,7 @@ func TestImport_Detect(t *testing.T) {
 }
 
 func TestBank(t *testing.T) {
-	db := newDB(t)
+	db := emptyDB(t)
 	listJSON := func() []string {
 		t.Helper()
 		var out struct {

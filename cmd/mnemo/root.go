@@ -63,6 +63,7 @@ func typeUsageErrors(root *cobra.Command) {
 	}
 	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
 	root.InitDefaultHelpCmd()
+	strictHelp(root) // version.go
 	root.InitDefaultCompletionCmd()
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -106,6 +107,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 		Long:          "mnemo remembers what an agent sees and hears and recalls the right context when asked.\nOffline by default: an embedded SQLite file, no keys, no network.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(), // version.go: mnemo --version
 	}
 	g.root = root
 	root.SetIn(stdin)
