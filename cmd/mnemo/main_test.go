@@ -996,10 +996,14 @@ func TestImport_BadLines(t *testing.T) {
 		mustRun(t, db, "retain", "--at", "2024-03-04", lisbon)
 		before := stats(t, db, "default")
 		long := `{"text": "` + strings.Repeat("a", memory.MaxContentBytes) + `"}`
-		path := writeFile(t, "long.jsonl", chatLine("", "Maya", "hello"), long)
-		wantFailure(t, mnemoRun(t, db, "import", path), exitInvalid, "line 2")
-		if got := stats(t, db, "default"); got != before {
-			t.Errorf("stats = %+v, want %+v", got, before)
+		// The over-long line is skipped, not the whole file (exit 6).
+		path := writeFile(t, "long.jsonl", chatLine("", "Maya", "I adopted a dog called Biscuit."), long, chatLine("", "Tom", "I started training for the Berlin half marathon."))
+		r := mnemoRun(t, db, "import", path)
+		if r.code != exitPartial || !strings.Contains(r.stderr, path+":2: skipped: longer than") {
+			t.Errorf("import with an over-long line 2: %v", r)
+		}
+		if got := stats(t, db, "default").Facts; got != before.Facts+2 {
+			t.Errorf("facts = %d, want %d", got, before.Facts+2)
 		}
 	})
 
