@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store/postgres"
@@ -65,10 +64,22 @@ func checkDB(cmd *cobra.Command, path string) error {
 			return usagef("--db %s is not a SQLite database", path)
 		}
 	}
-	if write && unix.Access(path, unix.W_OK) != nil {
+	if write && !writable(path) {
 		return usagef("--db %s is read-only: this command writes to it (make it writable, or copy it)", path)
 	}
 	return nil
+}
+
+// writable reports whether this process may write the file at path: it
+// opens it for writing, which writes nothing (a mode bit does not stop
+// root; the immutable attribute and a read-only mount do).
+func writable(path string) bool {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }
 
 // pathErr returns the cause of a path error without the "op path:"
