@@ -193,7 +193,7 @@ func openWritable(ctx context.Context, path string) (*Store, error) {
 		q.Add("_pragma", "wal_autocheckpoint(10000)")
 		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
 		q.Set("_txlock", txlock)
-		return "file:" + path + "?" + q.Encode()
+		return "file:" + uriPath(path) + "?" + q.Encode()
 	}
 	wdb, err := sql.Open("sqlite", dsn("immediate", writerCacheKiB, writerBusyTimeout))
 	if err != nil {
@@ -278,7 +278,7 @@ func openReadOnly(ctx context.Context, path string, why error) (*Store, error) {
 			q.Set("immutable", "1")
 		}
 		var db *sql.DB
-		db, err = sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+		db, err = sql.Open("sqlite", "file:"+uriPath(path)+"?"+q.Encode())
 		if err != nil {
 			continue
 		}
@@ -301,6 +301,18 @@ func openReadOnly(ctx context.Context, path string, why error) (*Store, error) {
 // ReadOnly reports whether the store was opened read-only (see Open),
 // and why.
 func (s *Store) ReadOnly() (bool, string) { return s.readOnly != "", s.readOnly }
+
+// uriPath escapes path for a file: URI (the DSN is one, and SQLite reads
+// it as one): '%', '?' and '#' would otherwise start an escape, the query
+// or the fragment, and "we?ird.db" would open "we". A path that looks like
+// an authority ("//host/…") gets an empty one.
+func uriPath(path string) string {
+	path = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+	if strings.HasPrefix(path, "//") {
+		path = "//" + path
+	}
+	return path
+}
 
 // Close stops the index builders, releases the search mirror's memory
 // and spill files, and closes the database.
