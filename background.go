@@ -84,10 +84,21 @@ func (e *Engine) stopBackground() error {
 	e.cancel()
 	e.wg.Wait()
 	if e.access != nil {
-		return e.access.flush(context.Background())
+		// Access tracking is best effort: a read-only file, a full disk
+		// or a writer holding the lock must not fail the read that
+		// recalled (nor hold it long).
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultAccessFlushWait)
+		defer cancel()
+		if err := e.access.flush(ctx); err != nil {
+			e.log.Debug("record access", "err", err)
+		}
 	}
 	return nil
 }
+
+// DefaultAccessFlushWait bounds the last write of pending access records
+// when the engine closes; past it they are dropped (logged at debug).
+const DefaultAccessFlushWait = 2 * time.Second
 
 // accessRecorder batches recall's access records and writes them every
 // interval, off the reply path. A fact recalled several times within one

@@ -27,9 +27,12 @@ func (e *Engine) Export(ctx context.Context, bank string, w io.Writer) error {
 	if !ok {
 		return memory.Errorf(memory.EINVALID, "this store cannot export banks")
 	}
+	if err := e.whole(ctx, bank); err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return x.Export(ctx, bank, func(rec *memory.ExportRecord) error {
+	return memory.ExportWithTrailer(ctx, x, bank, func(rec *memory.ExportRecord) error {
 		return enc.Encode(rec)
 	})
 }
@@ -55,9 +58,16 @@ type ImportBankReport struct {
 // another: SQLite to PostgreSQL and back; of this format version or an
 // older one, upgraded as it is read) and creates the bank it holds,
 // as it was: facts keep their Seq, lifecycle and embeddings, entities
-// their counts. The bank must not exist (ECONFLICT). Records go to the
-// store in groups of DefaultImportGroup, each in one transaction; if any
-// fails, the bank is deleted again, so a failed import leaves nothing.
+// their counts. The bank must not exist (ECONFLICT), unless an import of
+// it was interrupted: that incomplete bank is replaced. Records go to
+// the store in groups of DefaultImportGroup, each in one transaction,
+// into a bank marked restoring (memory.BankSettings.Restoring) until the
+// whole export is in and its trailer matches what was read: a killed
+// import leaves a bank that Stats, Recall and Export refuse
+// (EUNAVAILABLE) and the next import replaces. An export of version 2
+// without its trailer, or with other counts, is EINVALID (a file cut
+// short). If anything fails, the bank is deleted again, so a failed
+// import leaves nothing.
 // The store must implement memory.Importer (both built-in stores do).
 func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOptions) (*ImportBankReport, error) {
 	im, ok := e.store.(memory.Importer)
@@ -103,7 +113,22 @@ func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOpt
 	}
 	embedder, dim := b.Embedder, b.Dimension
 	b.Embedder, b.Dimension = "", 0
-	if err := e.store.CreateBank(ctx, &b); err != nil {
+	// The bank is marked restoring until the whole export is in
+	// (finishRestore): a killed import leaves a bank that stats, recall
+	// and export refuse, and that the next import of it replaces.
+	b.Settings.Restoring = true
+	if err := e.store.CreateBank(ctx, &b); memory.ErrorCode(err) == memory.ECONFLICT {
+		old, berr := e.store.Bank(ctx, b.ID)
+		if berr != nil || !old.Settings.Restoring {
+			return nil, err
+		}
+		if err := e.store.DeleteBank(ctx, b.ID); err != nil {
+			return nil, fmt.Errorf("remove the incomplete bank %s of an interrupted import: %w", b.ID, err)
+		}
+		if err := e.store.CreateBank(ctx, &b); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
 		return nil, err
 	}
 	rep := &ImportBankReport{Bank: b.ID, Counts: map[string]int{}}
@@ -134,6 +159,7 @@ func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOpt
 		group = group[:0]
 		return nil
 	}
+	var trailer *memory.ExportTrailer
 	for {
 		rec, err := next()
 		if errors.Is(err, io.EOF) {
@@ -142,8 +168,18 @@ func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOpt
 		if err != nil {
 			return fail(err)
 		}
+		if trailer != nil {
+			return fail(memory.Errorf(memory.EINVALID, "export line %d: a record after the trailer (two files joined?); nothing was imported", line))
+		}
 		if rec.Kind == memory.RecordHeader {
 			return fail(memory.Errorf(memory.EINVALID, "export line %d: a second header (one bank per export)", line))
+		}
+		if rec.Kind == memory.RecordTrailer {
+			if rec.Trailer == nil {
+				return fail(memory.Errorf(memory.EINVALID, "export line %d: an empty trailer", line))
+			}
+			trailer = rec.Trailer
+			continue
 		}
 		rep.Counts[rec.Kind]++
 		group = append(group, rec)
@@ -156,5 +192,41 @@ func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOpt
 	if err := flush(); err != nil {
 		return fail(err)
 	}
+	// Since version 2 an export ends with a trailer counting its records:
+	// a file cut short (a full disk, an interrupted copy, head -n) has
+	// none, or other counts.
+	switch {
+	case trailer != nil:
+		if err := trailer.Check(rep.Counts); err != nil {
+			return fail(err)
+		}
+	case version >= 2:
+		return fail(memory.Errorf(memory.EINVALID, "the export ends at line %d without its trailer: the file is cut short (or damaged); nothing was imported — export the bank again", line))
+	}
+	if err := e.finishRestore(ctx, &b); err != nil {
+		return fail(err)
+	}
 	return rep, nil
+}
+
+// finishRestore clears the restoring mark of a bank ImportBank filled
+// whole: from now on it is a bank like any other.
+func (e *Engine) finishRestore(ctx context.Context, b *memory.Bank) error {
+	s := b.Settings
+	s.Restoring = false
+	return e.store.SetBankSettings(ctx, b.ID, s)
+}
+
+// whole returns EUNAVAILABLE if bank is being restored by an import, or
+// was left incomplete by one that did not finish (see ImportBank), and
+// the store's error if it cannot be read.
+func (e *Engine) whole(ctx context.Context, bank string) error {
+	b, err := e.store.Bank(ctx, bank)
+	if err != nil {
+		return err
+	}
+	if b.Settings.Restoring {
+		return memory.Errorf(memory.EUNAVAILABLE, "bank %s is incomplete: an import of it is running or was interrupted; run the import again (it replaces the bank) or delete the bank (mnemo bank delete %s)", bank, bank)
+	}
+	return nil
 }

@@ -297,6 +297,9 @@ func (e *Engine) ensureDefaultBank(ctx context.Context) error {
 // records the access of what it returned in the background.
 func (e *Engine) Recall(ctx context.Context, q memory.Query) (*memory.Recollection, error) {
 	q.BankID = defaultBank(q.BankID)
+	if err := e.whole(ctx, q.BankID); err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
+		return nil, err
+	}
 	rec, err := e.recall.Recall(ctx, q)
 	if err != nil {
 		return nil, err
@@ -322,5 +325,8 @@ func (e *Engine) Recall(ctx context.Context, q memory.Query) (*memory.Recollecti
 // Stats counts what a bank holds.
 func (e *Engine) Stats(ctx context.Context, bank string) (*memory.Stats, error) {
 	bank = defaultBank(bank)
+	if err := e.whole(ctx, bank); err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
+		return nil, err
+	}
 	return e.store.Stats(ctx, bank)
 }

@@ -13,10 +13,10 @@ import (
 // resolve wins: a deictic one (deictic), a decade ("the 2010s"), or, at a
 // trigger word (isTrigger, or the start of a numeric date), one of the
 // common absolute forms (fastDate). At the first trigger word the fixed
-// rules cannot resolve, it hands the text to parserDate, which runs
-// go-dateparser over it: a text reaches go-dateparser only when its first
-// date phrase is none of the forms the fixed rules know, and then it gets
-// exactly what go-dateparser made of it before the fixed rules existed.
+// rules cannot resolve, it hands the text to slowDate: ruleDate, the
+// looser rules of the default build, or go-dateparser in a build with
+// -tags dateparser (parserDate). A text reaches slowDate only when its
+// first date phrase is none of the forms the fixed rules know.
 func findDate(text string, toks []token, ref time.Time) (timeRange, bool) {
 	numeric := numericDates(text)
 	nextNum := 0
@@ -49,9 +49,10 @@ func findDate(text string, toks []token, ref time.Time) (timeRange, bool) {
 	return timeRange{}, false
 }
 
-// slowDate is findDate's way to go-dateparser: parserDate, which tests
-// replace to see which texts reach it.
-var slowDate = parserDate
+// slowDate is findDate's way for the texts fastDate cannot resolve:
+// ruleDate, or go-dateparser (parserDate) in a build with -tags
+// dateparser. Tests replace it to see which texts reach it.
+var slowDate = ruleDate
 
 // numericDates returns the byte ranges of the numeric dates of text
 // (numericDateRE), skipping the regular expression when no separator

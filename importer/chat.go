@@ -49,11 +49,11 @@ type chatLine struct {
 // same file again is a no-op. Item ids are unique within a file: a session
 // that comes back after another one (or an id that would clash) gets its
 // first line number appended, so no document of the file replaces another.
-// Lines that are not valid messages are returned as problems; a read error
-// is returned as err with what was read so far.
+// Lines that are not valid messages, and lines longer than maxLine, are
+// returned as problems; a UTF-8 byte order mark before the first line is
+// dropped. A read error is returned as err with what was read so far.
 func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, problems []Problem, err error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine+1)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var cur *memory.RetainRequest
 	var curSession string
 	used := map[string]bool{} // item ids given out so far
@@ -64,9 +64,24 @@ func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, pro
 		cur = nil
 	}
 	n := 0
-	for sc.Scan() {
+	for {
+		line, tooLong, rerr := readLine(br, maxLine)
+		if rerr != nil && rerr != io.EOF {
+			flush()
+			return reqs, problems, fmt.Errorf("read %s: %w", name, rerr)
+		}
+		if rerr == io.EOF && len(line) == 0 && !tooLong {
+			break
+		}
 		n++
-		raw := bytes.TrimSpace(sc.Bytes())
+		if n == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM)
+		}
+		if tooLong {
+			problems = append(problems, Problem{Line: n, Err: fmt.Sprintf("longer than %d bytes", maxLine)})
+			continue
+		}
+		raw := bytes.TrimSpace(line)
 		if len(raw) == 0 {
 			continue
 		}
@@ -109,13 +124,36 @@ func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, pro
 		cur.Messages = append(cur.Messages, msg)
 	}
 	flush()
-	if err := sc.Err(); err != nil {
-		if err == bufio.ErrTooLong {
-			return reqs, problems, memory.Errorf(memory.EINVALID, "%s: line %d is longer than %d bytes", name, n+1, maxLine)
-		}
-		return reqs, problems, fmt.Errorf("read %s: %w", name, err)
-	}
 	return reqs, problems, nil
+}
+
+// utf8BOM is the byte order mark some editors put before UTF-8 text.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// readLine returns the next line of br without its newline. A line longer
+// than max bytes is read to its end and dropped: tooLong is true and line
+// nil. err is io.EOF at the end of the input (with the last line, if it
+// has no newline).
+func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > max+1 { // +1: the newline
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		switch err {
+		case bufio.ErrBufferFull:
+			continue
+		case nil:
+			return bytes.TrimSuffix(buf, []byte("\n")), tooLong, nil
+		default:
+			return buf, tooLong, err
+		}
+	}
 }
 
 func parseChatLine(raw []byte) (*chatLine, error) {

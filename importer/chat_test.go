@@ -373,22 +373,31 @@ func TestChatJSONL_Empty(t *testing.T) {
 	})
 }
 
+// A line longer than the limit is skipped as a problem, with its number;
+// the lines around it are imported.
 func TestChatJSONL_LineTooLong(t *testing.T) {
 	good := messages(3)
 	long := `{"text": "` + strings.Repeat("a", maxLine) + `"}` + "\n"
 	in := good + long + line("", "Tom", "after", "")
-	reqs, _, err := ChatJSONL(strings.NewReader(in), "chat.jsonl", "bank1")
-	if err == nil {
-		t.Fatal("ChatJSONL accepted a line longer than the limit")
+	reqs, problems, err := ChatJSONL(strings.NewReader(in), "chat.jsonl", "bank1")
+	if err != nil {
+		t.Fatalf("ChatJSONL: %v", err)
 	}
-	if got, want := memory.ErrorCode(err), memory.EINVALID; got != want {
-		t.Errorf("error code = %q, want %q (%v)", got, want, err)
+	if len(problems) != 1 || problems[0].Line != 4 || !strings.Contains(problems[0].Err, "longer than") {
+		t.Errorf("problems = %+v, want line 4 longer than the limit", problems)
 	}
-	if msg := memory.ErrorMessage(err); !strings.Contains(msg, "chat.jsonl") || !strings.Contains(msg, "line 4") {
-		t.Errorf("error %q should name the file and line 4", msg)
+	if got, want := texts(reqs), [][]string{{"message 1", "message 2", "message 3", "after"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("texts = %q, want %q", got, want)
 	}
-	// What came before is returned.
-	if got, want := texts(reqs), [][]string{{"message 1", "message 2", "message 3"}}; !reflect.DeepEqual(got, want) {
+}
+
+// A byte order mark before the first line is no part of it.
+func TestChatJSONL_BOM(t *testing.T) {
+	reqs, problems := readChat(t, "\xef\xbb\xbf"+messages(2))
+	if len(problems) != 0 {
+		t.Errorf("problems = %+v, want none", problems)
+	}
+	if got, want := texts(reqs), [][]string{{"message 1", "message 2"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("texts = %q, want %q", got, want)
 	}
 }

@@ -43,6 +43,7 @@ const DetectSize = 64 << 10
 // head and never fails on a format it has recognised: the reader of that
 // format judges the rest.
 func Detect(name string, head []byte) (Format, error) {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	if isExportHead(head) {
 		return FormatExport, nil
 	}

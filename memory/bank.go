@@ -40,6 +40,12 @@ type BankSettings struct {
 	// reads the values (consolidate.Apply), and the façade refuses a
 	// name or value it does not know.
 	Consolidation map[string]string `json:"consolidation,omitempty"`
+
+	// Restoring is set while mnemo import fills the bank from an export
+	// and cleared when the whole export is in: a bank with it set is
+	// incomplete (an import was interrupted), is refused by stats, recall
+	// and export, and is replaced by the next import of the same bank.
+	Restoring bool `json:"restoring,omitempty"`
 }
 
 var bankNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)

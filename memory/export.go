@@ -36,6 +36,10 @@ const (
 	RecordWatermark    = "watermark"
 	RecordSession      = "session"
 	RecordBlock        = "block"
+	// RecordTrailer ends an export (version 2 on): the number of records
+	// before it, by kind. An import refuses a version-2 file without it,
+	// or whose counts differ from what it read: a file cut short.
+	RecordTrailer = "trailer"
 )
 
 // ExportRecord is one record of a bank's export: Kind names it and the
@@ -64,6 +68,50 @@ type ExportRecord struct {
 	Watermark    *ExportWatermark    `json:"watermark,omitempty"`
 	Session      *ExportSession      `json:"session,omitempty"`
 	Block        *ExportBlock        `json:"block,omitempty"`
+	Trailer      *ExportTrailer      `json:"trailer,omitempty"`
+}
+
+// ExportTrailer is an export's last record: Records is how many records
+// come between the header and it, Counts how many of each kind.
+type ExportTrailer struct {
+	Records int            `json:"records"`
+	Counts  map[string]int `json:"counts"`
+}
+
+// ExportWithTrailer calls x.Export and then fn with the trailer counting
+// the records it exported: the whole of an export as mnemo export writes
+// it (Engine.Export, and the conformance suite's golden file).
+func ExportWithTrailer(ctx context.Context, x Exporter, bankID string, fn func(*ExportRecord) error) error {
+	t := &ExportTrailer{Counts: map[string]int{}}
+	err := x.Export(ctx, bankID, func(rec *ExportRecord) error {
+		if rec.Kind != RecordHeader {
+			t.Records++
+			t.Counts[rec.Kind]++
+		}
+		return fn(rec)
+	})
+	if err != nil {
+		return err
+	}
+	return fn(&ExportRecord{Kind: RecordTrailer, Trailer: t})
+}
+
+// Check returns EINVALID unless the records an import read (counts by
+// kind, header and trailer excluded) are those t counts.
+func (t *ExportTrailer) Check(counts map[string]int) error {
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	if total != t.Records {
+		return Errorf(EINVALID, "the export holds %d records but its trailer counts %d: the file is damaged", total, t.Records)
+	}
+	for kind, n := range t.Counts {
+		if counts[kind] != n {
+			return Errorf(EINVALID, "the export holds %d %s records but its trailer counts %d: the file is damaged", counts[kind], kind, n)
+		}
+	}
+	return nil
 }
 
 // ExportBank is a bank as exported: the header's Bank. Records carry no

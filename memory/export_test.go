@@ -78,6 +78,7 @@ const pinnedExportTags = `
 	BankSettings.ShortTermTTL short_term_ttl,omitempty
 	BankSettings.ConsolidateInterval consolidate_interval,omitempty
 	BankSettings.Consolidation consolidation,omitempty
+	BankSettings.Restoring restoring,omitempty
 	ExportBank.Embedder embedder,omitempty
 	ExportBank.Dimension dimension,omitempty
 	ExportBank.CreatedAt created_at,omitzero
@@ -207,6 +208,9 @@ const pinnedExportTags = `
 	ExportBlock.LastReadAt last_read_at,omitzero
 	ExportBlock.CreatedAt created_at,omitzero
 	ExportBlock.UpdatedAt updated_at,omitzero
+	ExportRecord.Trailer trailer,omitempty
+	ExportTrailer.Records records
+	ExportTrailer.Counts counts
 `
 
 func TestReadExportHeader(t *testing.T) {

@@ -49,6 +49,11 @@ func newBankCmd(g *globals) *cobra.Command {
 				return g.printJSON(wire.BankList{Banks: out})
 			}
 			for _, b := range banks {
+				if b.Settings.Restoring {
+					// A bank an import is filling, or left incomplete.
+					fmt.Fprintf(g.stdout, "%s (incomplete: import running or interrupted)\n", b.Name)
+					continue
+				}
 				fmt.Fprintln(g.stdout, b.Name)
 			}
 			return nil

@@ -48,7 +48,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 			if out != "" {
 				f, err := os.Create(out)
 				if err != nil {
-					return memory.Errorf(memory.EINVALID, "create %s: %v", out, err)
+					return memory.Errorf(memory.EINVALID, "create %s: %v", out, pathErr(err))
 				}
 				defer f.Close()
 				opts.RunFile = f

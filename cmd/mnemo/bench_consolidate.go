@@ -147,6 +147,15 @@ var scriptedReplies = map[string]func(llmtest.Request) any{
 		}
 		return map[string]any{"action": "skip", "observation": 0, "text": "", "kind": "pattern", "reason": "one-off"}
 	},
+	// Each pair of clusters gets a bridge (dreams are on only when a
+	// bank turns them on).
+	"dream": func(r llmtest.Request) any {
+		return map[string]any{"bridge": "both involve planning ahead", "insight": "The way they plan trips mirrors how they plan meals."}
+	},
+	// The evaluator keeps the first candidate.
+	"dream_evaluation": func(llmtest.Request) any {
+		return map[string]any{"selected": []int{0}, "reasoning": "the first surprises"}
+	},
 	// Observations stay apart.
 	"observation_merge": func(llmtest.Request) any {
 		return map[string]any{"action": "keep", "text": "", "reason": "distinct"}

@@ -25,7 +25,7 @@ type blockOut struct {
 // write past the limit fails with the invalid exit code and changes
 // nothing; delete removes a custom block.
 func TestBlocks(t *testing.T) {
-	db := newDB(t)
+	db := emptyDB(t)
 	var list struct {
 		Blocks []blockOut `json:"blocks"`
 	}

@@ -35,6 +35,8 @@ type providerFlags struct {
 	embedModel  string
 	rerank      string
 	rerankModel string
+
+	reranker *watchedReranker // the --rerank reranker, once built
 }
 
 // configFile is the JSON config file (default
@@ -79,7 +81,7 @@ func (p *providerFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&p.llm, "llm", "none", "LLM for extraction and conflicts: openai (any OpenAI-compatible server), anthropic or none (env MNEMO_LLM; key: OPENAI_API_KEY / ANTHROPIC_API_KEY or MNEMO_LLM_API_KEY)")
 	f.StringVar(&p.llmURL, "llm-url", "", "LLM base URL, e.g. http://localhost:11434/v1 for Ollama (env MNEMO_LLM_URL)")
 	f.StringVar(&p.llmModel, "llm-model", "", "LLM model (env MNEMO_LLM_MODEL)")
-	f.StringVar(&p.embed, "embed", "hash", "embedder: hash (offline), openai, or wordvec:FILE (a file from `mnemo embeddings import`) (env MNEMO_EMBED)")
+	f.StringVar(&p.embed, "embed", "hash", "embedder: hash (offline), openai, or wordvec:FILE (a file from 'mnemo embeddings import') (env MNEMO_EMBED)")
 	f.StringVar(&p.embedURL, "embed-url", "", "embeddings base URL; default --llm-url (env MNEMO_EMBED_URL; key: MNEMO_EMBED_API_KEY or OPENAI_API_KEY)")
 	f.StringVar(&p.embedModel, "embed-model", "", "embedding model (env MNEMO_EMBED_MODEL)")
 	f.StringVar(&p.rerank, "rerank", "", "URL of a Cohere/Jina/TEI-style /rerank endpoint (env MNEMO_RERANK; key: MNEMO_RERANK_API_KEY)")
@@ -99,10 +101,21 @@ func (p *providerFlags) resolve(flags *pflag.FlagSet) (db string, err error) {
 	}
 	var c configFile
 	if path != "" {
-		if err := readConfig(path, &c); err != nil {
-			if explicit || !errors.Is(err, fs.ErrNotExist) {
+		b, err := os.ReadFile(path)
+		switch {
+		case err == nil:
+			if err := parseConfig(path, b, &c); err != nil {
 				return "", err
 			}
+		case explicit:
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return "", usagef("config file %s: %v", path, err)
+		default:
+			// The default location is optional: absent, unreadable or
+			// not a file, it is no config, and no command fails for it.
 		}
 	}
 	for _, s := range p.settings(&c) {
@@ -118,13 +131,10 @@ func (p *providerFlags) resolve(flags *pflag.FlagSet) (db string, err error) {
 	return c.DB, nil
 }
 
-// readConfig reads a JSON config file strictly: an unknown key (a typo,
-// or an API key, which belongs in the environment) is an error.
-func readConfig(path string, c *configFile) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
+// parseConfig parses the JSON config file read from path strictly: an
+// unknown key (a typo, or an API key, which belongs in the environment)
+// is an error.
+func parseConfig(path string, b []byte, c *configFile) error {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(c); err != nil {

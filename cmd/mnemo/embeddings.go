@@ -71,7 +71,7 @@ func embeddingsDir() (string, error) {
 	}
 	dir = filepath.Join(dir, "mnemo", "embeddings")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", memory.Errorf(memory.EINVALID, "create %s: %v", dir, err)
+		return "", memory.Errorf(memory.EINVALID, "create %s: %v", dir, pathErr(err))
 	}
 	return dir, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
@@ -36,26 +37,20 @@ describes the format. Without --out (or -o, --output) it goes to stdout.`,
 			if err != nil {
 				return err
 			}
-			var w io.Writer = g.stdout
-			var f *os.File
-			if out != "" && out != "-" {
-				if f, err = os.Create(out); err != nil {
-					return memory.Errorf(memory.EINVALID, "create %s: %v", out, err)
+			if out == "" || out == "-" {
+				bw := bufio.NewWriterSize(g.stdout, 1<<20)
+				if err := eng.Export(cmd.Context(), g.bank, bw); err != nil {
+					return err
 				}
-				defer f.Close()
-				w = f
+				return bw.Flush()
 			}
-			bw := bufio.NewWriterSize(w, 1<<20)
-			if err := eng.Export(cmd.Context(), g.bank, bw); err != nil {
-				return err
-			}
-			if err := bw.Flush(); err != nil {
-				return err
-			}
-			if f != nil {
-				return f.Close()
-			}
-			return nil
+			return writeAtomic(out, func(w io.Writer) error {
+				bw := bufio.NewWriterSize(w, 1<<20)
+				if err := eng.Export(cmd.Context(), g.bank, bw); err != nil {
+					return err
+				}
+				return bw.Flush()
+			})
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of stdout (also --output)")
@@ -70,14 +65,38 @@ describes the format. Without --out (or -o, --output) it goes to stdout.`,
 	return cmd
 }
 
-// importExport imports a bank export (mnemo export) from path: into
-// --bank when the flag is given, else under the exported bank's name.
-func (g *globals) importExport(cmd *cobra.Command, path string) error {
-	f, err := os.Open(path)
+// writeAtomic writes the file at path with write, through a temporary
+// file beside it renamed over path once write and the sync succeed: a
+// failed or interrupted write leaves path as it was (and no partial file).
+func writeAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return memory.Errorf(memory.EINVALID, "open %s: %v", path, err)
+		return memory.Errorf(memory.EINVALID, "create %s: %v", path, pathErr(err))
 	}
-	defer f.Close()
+	tmp := f.Name()
+	err = write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// importExport imports a bank export (mnemo export) from r: into
+// --bank when the flag is given, else under the exported bank's name.
+func (g *globals) importExport(cmd *cobra.Command, r io.Reader) error {
 	eng, err := g.engine(cmd)
 	if err != nil {
 		return err
@@ -86,7 +105,7 @@ func (g *globals) importExport(cmd *cobra.Command, path string) error {
 	if g.root.PersistentFlags().Changed("bank") {
 		opts.Bank = g.bank
 	}
-	rep, err := eng.ImportBank(cmd.Context(), bufio.NewReaderSize(f, 1<<20), opts)
+	rep, err := eng.ImportBank(cmd.Context(), r, opts)
 	if err != nil {
 		return err
 	}

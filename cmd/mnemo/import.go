@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +23,7 @@ func newImportCmd(g *globals) *cobra.Command {
 	var watch bool
 	var poll time.Duration
 	cmd := &cobra.Command{
-		Use:   "import FILE | --watch FOLDER",
+		Use:   "import FILE | - | --watch FOLDER",
 		Short: "Import a JSONL chat transcript or a LoCoMo JSON file",
 		Long: `Import a file of conversations.
 
@@ -30,8 +34,14 @@ func newImportCmd(g *globals) *cobra.Command {
   export:     a bank written by mnemo export (from any store), imported
               whole as a new bank: its own name, or --bank when given.
 
-A malformed line is reported with its number and skipped; the rest is
-imported, and the command exits with status 6.
+FILE - reads standard input (its items are named after a hash of it, so
+piping the same input twice imports it once).
+
+A malformed line, or one longer than the limit, is reported with its
+number and skipped; the rest is imported, and the command exits with
+status 6. Interrupted (SIGINT, SIGTERM), it says how many items landed
+and exits 130: run it again to import the rest (items already imported
+are skipped).
 
 With --watch the argument is a folder of JSONL transcript segments: every
 *.jsonl file in it is followed, each new complete line retained as one
@@ -51,8 +61,14 @@ Malformed lines are reported and skipped.`,
 			if cmd.Flags().Changed("poll") {
 				return usagef("--poll needs --watch")
 			}
+			in, name, err := openInput(g.stdin, path)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			br := bufio.NewReaderSize(in, 1<<20)
 			if format == "" {
-				f, err := detectFormat(path)
+				f, err := detectFormat(name, br)
 				if err != nil {
 					return err
 				}
@@ -63,21 +79,16 @@ Malformed lines are reported and skipped.`,
 			createBanks := false
 			switch importer.Format(format) {
 			case importer.FormatChat:
-				f, err := os.Open(path)
-				if err != nil {
-					return memory.Errorf(memory.EINVALID, "open %s: %v", path, err)
-				}
-				defer f.Close()
-				reqs, problems, err = importer.ChatJSONL(f, filepath.Base(path), g.bank)
+				reqs, problems, err = importer.ChatJSONL(br, filepath.Base(name), g.bank)
 				if err != nil {
 					return err
 				}
 			case importer.FormatExport: // export.go
-				return g.importExport(cmd, path)
+				return g.importExport(cmd, br)
 			case importer.FormatLoCoMo:
-				data, err := importer.LoadLoCoMo(path)
+				data, err := importer.ReadLoCoMo(br)
 				if err != nil {
-					return memory.Errorf(memory.EINVALID, "%s: %v", path, err)
+					return memory.Errorf(memory.EINVALID, "%s: %v", name, err)
 				}
 				for _, c := range data.Conversations {
 					reqs = append(reqs, c.RetainRequests(c.ID)...)
@@ -91,6 +102,9 @@ Malformed lines are reported and skipped.`,
 				return err
 			}
 			rep, err := eng.Import(cmd.Context(), reqs, mnemo.ImportOptions{CreateBanks: createBanks, Progress: g.progress(g.stderr, "importing")})
+			if err != nil && rep != nil && cmd.Context().Err() != nil {
+				return &interruptedError{fmt.Sprintf("interrupted: %d of %d items imported (%d facts); run the import again for the rest (imported items are skipped)", rep.Retained, rep.Items, rep.Facts)}
+			}
 			if err != nil {
 				return err
 			}
@@ -119,22 +133,36 @@ Malformed lines are reported and skipped.`,
 	return cmd
 }
 
-// detectFormat reads the first bytes of the file at path and tells its
-// format (see importer.Detect).
-func detectFormat(path string) (importer.Format, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", memory.Errorf(memory.EINVALID, "open %s: %v", path, err)
+// openInput opens the file at path, or standard input for "-", and
+// returns it with the name its items are named after: the path, or, for
+// standard input, "stdin-" and a hash of the input (read whole), so that
+// the same input imported twice is the same items.
+func openInput(stdin io.Reader, path string) (io.ReadCloser, string, error) {
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, "", memory.Errorf(memory.EINVALID, "open %s: %v", path, pathErr(err))
+		}
+		return f, path, nil
 	}
-	defer f.Close()
-	head := make([]byte, importer.DetectSize)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return "", memory.Errorf(memory.EINVALID, "read %s: %v", path, err)
-	}
-	format, err := importer.Detect(path, head[:n])
+	b, err := io.ReadAll(stdin)
 	if err != nil {
-		return "", memory.Errorf(memory.EINVALID, "%s: %s; set --format", path, memory.ErrorMessage(err))
+		return nil, "", memory.Errorf(memory.EINVALID, "read standard input: %v", err)
+	}
+	sum := sha256.Sum256(b)
+	return io.NopCloser(bytes.NewReader(b)), "stdin-" + hex.EncodeToString(sum[:6]), nil
+}
+
+// detectFormat peeks at the first bytes of br and tells their format
+// (see importer.Detect); name is the input's.
+func detectFormat(name string, br *bufio.Reader) (importer.Format, error) {
+	head, err := br.Peek(importer.DetectSize)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return "", memory.Errorf(memory.EINVALID, "read %s: %v", name, pathErr(err))
+	}
+	format, err := importer.Detect(name, head)
+	if err != nil {
+		return "", memory.Errorf(memory.EINVALID, "%s: %s; set --format", name, memory.ErrorMessage(err))
 	}
 	return format, nil
 }

@@ -33,9 +33,9 @@ A job is queued by "mnemo retain --async" and run by a background worker
 				return err
 			}
 			if g.json {
-				out := make([]wire.Job, len(js))
+				out := wire.JobList{Jobs: make([]wire.Job, len(js))} // an object, as bank list --json
 				for i, j := range js {
-					out[i] = wire.NewJob(j)
+					out.Jobs[i] = wire.NewJob(j)
 				}
 				return g.printJSON(out)
 			}

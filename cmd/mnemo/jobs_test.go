@@ -23,9 +23,12 @@ type jobOut struct {
 
 func jobsList(t *testing.T, db string, args ...string) []jobOut {
 	t.Helper()
-	var js []jobOut
+	// An object, as every list --json prints: {"jobs": [...]}.
+	var js struct {
+		Jobs []jobOut `json:"jobs"`
+	}
 	decodeStrict(t, mustRun(t, db, append([]string{"--json", "jobs"}, args...)...), &js)
-	return js
+	return js.Jobs
 }
 
 func TestRetain_Async(t *testing.T) {

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/wire"
 )
 
 // Exit codes, one per error code (see exitCode).
@@ -25,6 +27,9 @@ const (
 	exitUnavailable = 5
 	exitPartial     = 6 // some items of an import failed; the rest landed
 	exitForbidden   = 7 // a valid key whose scope does not allow the operation
+	// exitInterrupted is a command stopped by SIGINT or SIGTERM before it
+	// finished: 128 + SIGINT, as shells report it.
+	exitInterrupted = 130
 )
 
 func main() {
@@ -45,23 +50,45 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
+	code, kind, msg := classify(ctx, err)
+	report(stderr, g.json, kind, msg)
+	return code
+}
+
+// classify returns the exit code, the error code (a memory code, or
+// "partial" or "interrupted") and the message of the error a command
+// ended with.
+func classify(ctx context.Context, err error) (exit int, kind, msg string) {
 	var pe *partialError
-	if errors.As(err, &pe) {
-		fmt.Fprintln(stderr, "mnemo:", pe.Error())
-		return exitPartial
-	}
+	var ie *interruptedError
 	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "mnemo:", err)
-		return exitInvalid
+	switch {
+	case errors.As(err, &pe):
+		return exitPartial, "partial", pe.Error()
+	case errors.As(err, &ie):
+		return exitInterrupted, "interrupted", ie.Error()
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return exitInterrupted, "interrupted", "interrupted"
+	case errors.As(err, &ue):
+		return exitInvalid, memory.EINVALID, err.Error()
 	}
 	code := memory.ErrorCode(err)
 	if code == memory.EINTERNAL {
-		fmt.Fprintln(stderr, "mnemo: internal error:", err)
-		return exitInternal
+		return exitInternal, code, "internal error: " + err.Error()
 	}
-	fmt.Fprintln(stderr, "mnemo:", memory.ErrorMessage(err))
-	return exitCode(code)
+	return exitCode(code), code, memory.ErrorMessage(err)
+}
+
+// report writes a command's error to stderr: one "mnemo: message" line,
+// or with --json one JSON object, {"error": {"code": …, "message": …}}
+// (wire.Error, the HTTP API's error shape). stdout holds only results.
+func report(stderr io.Writer, asJSON bool, code, msg string) {
+	if !asJSON {
+		fmt.Fprintln(stderr, "mnemo:", msg)
+		return
+	}
+	b, _ := json.Marshal(wire.Error{Error: wire.ErrorBody{Code: code, Message: msg}})
+	fmt.Fprintln(stderr, string(b))
 }
 
 // exitCode maps an error code to the process exit code.
@@ -82,6 +109,12 @@ func exitCode(code string) int {
 	}
 	return exitInternal
 }
+
+// interruptedError reports a command stopped by a signal, saying what it
+// had done.
+type interruptedError struct{ msg string }
+
+func (e *interruptedError) Error() string { return e.msg }
 
 // partialError reports an import in which some items failed.
 type partialError struct{ msg string }

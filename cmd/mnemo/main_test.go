@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/recall"
+	"github.com/mnemo-ai/mnemo/store/sqlite"
 )
 
 // mnemoBin is the mnemo binary built by TestMain for the tests that need
@@ -110,6 +111,21 @@ func wantFailure(t *testing.T, r result, code int, want ...string) {
 
 func newDB(t *testing.T) string {
 	return filepath.Join(t.TempDir(), "mnemo.db")
+}
+
+// emptyDB returns the path of a new database that holds no bank: read
+// commands refuse a path with no database (see checkDB).
+func emptyDB(t *testing.T) string {
+	t.Helper()
+	db := newDB(t)
+	s, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 type statsJSON struct {
@@ -488,7 +504,7 @@ func TestImport_Detect(t *testing.T) {
 }
 
 func TestBank(t *testing.T) {
-	db := newDB(t)
+	db := emptyDB(t)
 	listJSON := func() []string {
 		t.Helper()
 		var out struct {
@@ -981,10 +997,14 @@ func TestImport_BadLines(t *testing.T) {
 		mustRun(t, db, "retain", "--at", "2024-03-04", lisbon)
 		before := stats(t, db, "default")
 		long := `{"text": "` + strings.Repeat("a", memory.MaxContentBytes) + `"}`
-		path := writeFile(t, "long.jsonl", chatLine("", "Maya", "hello"), long)
-		wantFailure(t, mnemoRun(t, db, "import", path), exitInvalid, "line 2")
-		if got := stats(t, db, "default"); got != before {
-			t.Errorf("stats = %+v, want %+v", got, before)
+		// The over-long line is skipped, not the whole file (exit 6).
+		path := writeFile(t, "long.jsonl", chatLine("", "Maya", "I adopted a dog called Biscuit."), long, chatLine("", "Tom", "I started training for the Berlin half marathon."))
+		r := mnemoRun(t, db, "import", path)
+		if r.code != exitPartial || !strings.Contains(r.stderr, path+":2: skipped: longer than") {
+			t.Errorf("import with an over-long line 2: %v", r)
+		}
+		if got := stats(t, db, "default").Facts; got != before.Facts+2 {
+			t.Errorf("facts = %d, want %d", got, before.Facts+2)
 		}
 	})
 

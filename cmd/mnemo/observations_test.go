@@ -29,7 +29,7 @@ func TestObservations(t *testing.T) {
 	line := func(id, text, created string) string {
 		return fmt.Sprintf(`{"kind":"observation","observation":{"id":%q,"text":%q,"kind":"transition","source_fact_ids":["f1"],"evidence_count":2,"history":[{"previous":"Alice lived in Porto","changed_at":%q}],"status":"active","access_count":0,"created_at":%q,"updated_at":%q}}`, id, text, created, created, created)
 	}
-	export = strings.TrimRight(export, "\n") + "\n" + line("o-old", "Alice eats out on Fridays", "2024-01-01T00:00:00Z") + "\n" + line("o-new", "Alice moved from Porto to Lisbon", "2024-06-01T00:00:00Z") + "\n"
+	export = withRecords(t, export, line("o-old", "Alice eats out on Fridays", "2024-01-01T00:00:00Z"), line("o-new", "Alice moved from Porto to Lisbon", "2024-06-01T00:00:00Z"))
 	path := filepath.Join(dir, "obs.jsonl")
 	if err := os.WriteFile(path, []byte(export), 0o600); err != nil {
 		t.Fatal(err)

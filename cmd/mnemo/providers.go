@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/mnemo-ai/mnemo"
+	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/provider"
 	"github.com/mnemo-ai/mnemo/provider/anthropic"
 	"github.com/mnemo-ai/mnemo/provider/openai"
@@ -26,13 +28,21 @@ func (p *providerFlags) apply(ctx context.Context, cfg *mnemo.Config) error {
 		if model == "" {
 			model = defaultOpenAIModel
 		}
-		cfg.LLM = openai.New(openai.Config{BaseURL: p.llmURL, APIKey: firstEnv("MNEMO_LLM_API_KEY", "OPENAI_API_KEY"), Model: model})
+		key := firstEnv("MNEMO_LLM_API_KEY", "OPENAI_API_KEY")
+		if key == "" && p.llmURL == "" {
+			return usagef("--llm openai needs a key: set OPENAI_API_KEY (or MNEMO_LLM_API_KEY), or --llm-url for a local server that needs none")
+		}
+		cfg.LLM = openai.New(openai.Config{BaseURL: p.llmURL, APIKey: key, Model: model})
 	case "anthropic":
 		model := p.llmModel
 		if model == "" {
 			model = defaultAnthropicModel
 		}
-		cfg.LLM = anthropic.New(anthropic.Config{BaseURL: p.llmURL, APIKey: firstEnv("MNEMO_LLM_API_KEY", "ANTHROPIC_API_KEY"), Model: model})
+		key := firstEnv("MNEMO_LLM_API_KEY", "ANTHROPIC_API_KEY")
+		if key == "" && p.llmURL == "" {
+			return usagef("--llm anthropic needs a key: set ANTHROPIC_API_KEY (or MNEMO_LLM_API_KEY)")
+		}
+		cfg.LLM = anthropic.New(anthropic.Config{BaseURL: p.llmURL, APIKey: key, Model: model})
 	default:
 		return usagef("--llm %q: want openai, anthropic or none", p.llm)
 	}
@@ -47,7 +57,11 @@ func (p *providerFlags) apply(ctx context.Context, cfg *mnemo.Config) error {
 		if model == "" {
 			model = defaultEmbedModel
 		}
-		emb, err := openai.NewEmbedder(ctx, openai.EmbedConfig{BaseURL: url, APIKey: firstEnv("MNEMO_EMBED_API_KEY", "MNEMO_LLM_API_KEY", "OPENAI_API_KEY"), Model: model})
+		key := firstEnv("MNEMO_EMBED_API_KEY", "MNEMO_LLM_API_KEY", "OPENAI_API_KEY")
+		if key == "" && url == "" {
+			return usagef("--embed openai needs a key: set OPENAI_API_KEY (or MNEMO_EMBED_API_KEY), or --embed-url for a local server that needs none")
+		}
+		emb, err := openai.NewEmbedder(ctx, openai.EmbedConfig{BaseURL: url, APIKey: key, Model: model})
 		if err != nil {
 			return fmt.Errorf("embedder: %w", err)
 		}
@@ -66,7 +80,41 @@ func (p *providerFlags) apply(ctx context.Context, cfg *mnemo.Config) error {
 		if err != nil {
 			return err
 		}
-		cfg.Reranker = rr
+		p.reranker = &watchedReranker{Reranker: rr}
+		cfg.Reranker = p.reranker
 	}
 	return nil
+}
+
+// watchedReranker remembers the first error of the reranker it wraps:
+// recall falls back to the fused order when the reranker fails, and the
+// command says so (see providerFlags.rerankFailure) instead of passing
+// over an unreachable --rerank in silence.
+type watchedReranker struct {
+	memory.Reranker
+	mu  sync.Mutex
+	err error
+}
+
+func (w *watchedReranker) Rerank(ctx context.Context, query string, docs []string) ([]float64, error) {
+	scores, err := w.Reranker.Rerank(ctx, query, docs)
+	if err != nil {
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = err
+		}
+		w.mu.Unlock()
+	}
+	return scores, err
+}
+
+// rerankFailure returns the first error of the --rerank reranker, if it
+// failed.
+func (p *providerFlags) rerankFailure() error {
+	if p.reranker == nil {
+		return nil
+	}
+	p.reranker.mu.Lock()
+	defer p.reranker.mu.Unlock()
+	return p.reranker.err
 }

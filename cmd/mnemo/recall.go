@@ -44,6 +44,9 @@ func newRecallCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := g.prov.rerankFailure(); err != nil {
+				fmt.Fprintf(g.stderr, "mnemo: warning: --rerank %s failed, results are not reranked: %v\n", g.prov.rerank, err)
+			}
 			if g.json {
 				return g.printJSON(wire.NewRecall(rec))
 			}

@@ -63,6 +63,7 @@ func typeUsageErrors(root *cobra.Command) {
 	}
 	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
 	root.InitDefaultHelpCmd()
+	strictHelp(root) // version.go
 	root.InitDefaultCompletionCmd()
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -106,6 +107,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 		Long:          "mnemo remembers what an agent sees and hears and recalls the right context when asked.\nOffline by default: an embedded SQLite file, no keys, no network.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(), // version.go: mnemo --version
 	}
 	g.root = root
 	root.SetIn(stdin)
@@ -146,7 +148,14 @@ var oneShot = mnemo.Config{JobPoll: -1, SessionIdle: -1, Consolidation: consolid
 // engineWith is engine with a config of the command's own: a long-running
 // command (import --watch) keeps the background work on.
 func (g *globals) engineWith(cmd *cobra.Command, cfg mnemo.Config) (*mnemo.Engine, error) {
-	eng, err := g.open(cmd.Context(), cfg)
+	if err := g.configure(cmd.Context(), &cfg); err != nil {
+		return nil, err
+	}
+	if err := checkDB(cmd, g.db); err != nil { // dbcheck.go
+		return nil, err
+	}
+	cfg.DB = g.db
+	eng, err := mnemo.Open(cmd.Context(), cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -162,16 +171,6 @@ func (g *globals) closeEngine() error {
 	err := g.opened.Close()
 	g.opened = nil
 	return err
-}
-
-// open opens the engine on the global database with the providers the
-// flags, environment and config file name.
-func (g *globals) open(ctx context.Context, cfg mnemo.Config) (*mnemo.Engine, error) {
-	if err := g.configure(ctx, &cfg); err != nil {
-		return nil, err
-	}
-	cfg.DB = g.db
-	return mnemo.Open(ctx, cfg)
 }
 
 // configure resolves the provider settings and the database path (flag,

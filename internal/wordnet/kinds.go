@@ -24,29 +24,8 @@ const MaxKinds = 16384
 // otherwise each of the (at most two) words after the question word that
 // is a noun is. Nil when the question asks for no kind.
 func (lx *Lexicon) Kinds(words []string) map[string][]string {
-	j := -1
-	for i, w := range words {
-		if w == "what" || w == "which" {
-			j = i + 1
-		} else if w == "how" && i+1 < len(words) && words[i+1] == "many" {
-			j = i + 2
-		} else {
-			continue
-		}
-		break
-	}
+	j := kindHead(words)
 	if j < 0 {
-		return nil
-	}
-	for j+1 < len(words) && words[j+1] == "of" {
-		switch words[j] {
-		case "kind", "kinds", "type", "types", "sort", "sorts":
-			j += 2
-			continue
-		}
-		break
-	}
-	if j >= len(words) || !isHeadWord(words[j]) {
 		return nil
 	}
 	out := map[string][]string{}
@@ -72,6 +51,38 @@ func (lx *Lexicon) Kinds(words []string) map[string][]string {
 		return nil
 	}
 	return out
+}
+
+// kindHead returns the index in words of the noun a question asks kinds
+// of (see Kinds), or -1 when it asks for none. It needs no lexicon, so
+// that a question asking for no kind never decodes one (QueryKinds).
+func kindHead(words []string) int {
+	j := -1
+	for i, w := range words {
+		if w == "what" || w == "which" {
+			j = i + 1
+		} else if w == "how" && i+1 < len(words) && words[i+1] == "many" {
+			j = i + 2
+		} else {
+			continue
+		}
+		break
+	}
+	if j < 0 {
+		return -1
+	}
+	for j+1 < len(words) && words[j+1] == "of" {
+		switch words[j] {
+		case "kind", "kinds", "type", "types", "sort", "sorts":
+			j += 2
+			continue
+		}
+		break
+	}
+	if j >= len(words) || !isHeadWord(words[j]) {
+		return -1
+	}
+	return j
 }
 
 // isHeadWord reports whether w can be the noun a question asks about: no
@@ -128,6 +139,9 @@ func (lx *Lexicon) kinds(lemma string) []string {
 // QueryKinds is Kinds over the embedded hierarchy (Nouns); nil if it
 // cannot be decoded.
 func QueryKinds(words []string) map[string][]string {
+	if kindHead(words) < 0 {
+		return nil // asks for no kind: the hierarchy stays undecoded
+	}
 	lx, err := Nouns()
 	if err != nil {
 		return nil

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -69,7 +70,7 @@ func TestServer_Consolidate(t *testing.T) {
 		t.Errorf("observations of a bank without any: %+v, want []", obs)
 	}
 	_, export := e.do(keyRoot, "GET", "/v1/banks/a/export", nil)
-	export = append(export, obsLine("o-old", "Alice eats out on Fridays", "2024-01-01T00:00:00Z")+"\n"+obsLine("o-new", "Alice moved from Porto to Lisbon", "2024-06-01T00:00:00Z")+"\n"...)
+	export = withRecords(t, export, obsLine("o-old", "Alice eats out on Fridays", "2024-01-01T00:00:00Z"), obsLine("o-new", "Alice moved from Porto to Lisbon", "2024-06-01T00:00:00Z"))
 	e.must(http.StatusCreated, keyRoot, "POST", "/v1/banks/b/import", export, nil)
 	e.must(http.StatusOK, keyRoot, "GET", "/v1/banks/b/observations", nil, &obs)
 	if len(obs.Observations) != 2 || obs.Observations[0].ID != "o-new" || obs.Observations[1].ID != "o-old" || obs.Observations[0].Kind != "trend" {
@@ -150,4 +151,29 @@ func TestServer_ConsolidationSettings(t *testing.T) {
 	if got := value(); got["daily_at"].Value != "4h30m0s" || got["salience_half_life"].Value != "30d" {
 		t.Errorf("after refused changes: daily_at %+v salience %+v", got["daily_at"], got["salience_half_life"])
 	}
+}
+
+// withRecords returns export (an export's bytes) with the JSON lines recs
+// added before its trailer, and the trailer counting them.
+func withRecords(t *testing.T, export []byte, recs ...string) []byte {
+	t.Helper()
+	lines := bytes.Split(bytes.TrimRight(export, "\n"), []byte("\n"))
+	lines = lines[:len(lines)-1] // drop the trailer
+	for _, r := range recs {
+		lines = append(lines, []byte(r))
+	}
+	tr := memory.ExportTrailer{Counts: map[string]int{}}
+	for _, l := range lines[1:] {
+		var r struct{ Kind string }
+		if err := json.Unmarshal(l, &r); err != nil {
+			t.Fatal(err)
+		}
+		tr.Records++
+		tr.Counts[r.Kind]++
+	}
+	b, err := json.Marshal(memory.ExportRecord{Kind: memory.RecordTrailer, Trailer: &tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(bytes.Join(append(lines, b), []byte("\n")), '\n')
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/mnemo-ai/mnemo/memory"
@@ -16,16 +17,18 @@ func (s *Store) SetBankSettings(ctx context.Context, bankID string, bs memory.Ba
 	if err != nil {
 		return err
 	}
-	res, err := s.wdb.ExecContext(ctx, `UPDATE banks SET settings = ? WHERE id = ?`, settings, bankID)
-	if err != nil {
-		return fmt.Errorf("set bank %s settings: %w", bankID, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("set bank %s settings: %w", bankID, err)
-	}
-	if n == 0 {
-		return memory.UnknownBank(bankID)
-	}
-	return nil
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE banks SET settings = ? WHERE id = ?`, settings, bankID)
+		if err != nil {
+			return fmt.Errorf("set bank %s settings: %w", bankID, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("set bank %s settings: %w", bankID, err)
+		}
+		if n == 0 {
+			return memory.UnknownBank(bankID)
+		}
+		return nil
+	})
 }

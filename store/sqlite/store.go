@@ -7,17 +7,21 @@
 // releases. See docs/scale.md.
 //
 // Several processes may open the same file: writes are serialised by
-// SQLite's write lock (BEGIN IMMEDIATE plus a busy timeout) and each bank's
+// SQLite's write lock (BEGIN IMMEDIATE, retried with backoff for up to
+// LockWait, then EUNAVAILABLE) and each bank's
 // vector index checks the bank's change counter before every search, so no
 // process answers from a stale index.
 package sqlite
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -31,12 +35,28 @@ import (
 	"github.com/mnemo-ai/mnemo/internal/dbrows"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store/sqlite/internal/mirror"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// DefaultBusyTimeout is how long a statement waits for another
+// DefaultBusyTimeout is how long a reader's statement waits for another
 // connection's (or process's) lock before failing.
 const DefaultBusyTimeout = 10 * time.Second
+
+// DefaultLockWait is how long a write waits for the file's write lock
+// while other connections or processes hold it (an MCP server, a CLI, a
+// hook writing the same file is normal use) before it fails with
+// EUNAVAILABLE (Store.LockWait). The writer's own busy timeout is short
+// (writerBusyTimeout): Store.write retries BEGIN IMMEDIATE with backoff,
+// so a wait can be cancelled through its context.
+const DefaultLockWait = 2 * time.Minute
+
+// writerBusyTimeout is the writer connection's SQLite busy timeout: one
+// attempt of Store.begin.
+const writerBusyTimeout = 200 * time.Millisecond
+
+// keepWriteMarks is how many of the newest write marks (016_write_marks)
+// Store.write keeps.
+const keepWriteMarks = 256
 
 // DefaultWriterIdle is how long the writer connection must go without a
 // write before its page cache is released (Store.WriterIdle).
@@ -71,6 +91,15 @@ type Store struct {
 
 	// Now is the clock for created/updated times the store sets itself.
 	Now func() time.Time
+
+	// LockWait bounds how long a write waits for another connection's
+	// or process's write lock (DefaultLockWait) before EUNAVAILABLE.
+	LockWait time.Duration
+
+	// readOnly says why the file was opened read-only (Open's fallback
+	// for a read-only file or directory, or a full disk), or is empty.
+	// Every write then fails with EINVALID.
+	readOnly string
 
 	// ANNThreshold is the vectors a bank must hold before its search
 	// index builds an HNSW graph (DefaultANNThreshold; 0 or less: never).
@@ -115,20 +144,43 @@ type Store struct {
 // Open opens (creating if needed) the SQLite database at path, applies
 // pending migrations and returns the store. The special path ":memory:" is
 // not supported: the store needs a file so its two pools share data.
+//
+// A database that exists but cannot be opened for writing — a read-only
+// file or directory, or a full disk on which the WAL cannot grow or its
+// index cannot be made — is opened read-only instead, when SQLite can
+// read it so: reads work, and every write fails with EINVALID saying
+// why. Opening never writes when nothing needs writing (migrations are
+// checked with a read first).
 func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, memory.Errorf(memory.EINVALID, "sqlite: a database file path is required")
 	}
+	s, err := openWritable(ctx, path)
+	if err == nil {
+		return s, nil
+	}
+	if _, serr := os.Stat(path); serr != nil {
+		return nil, err
+	}
+	if rs, rerr := openReadOnly(ctx, path, err); rerr == nil {
+		return rs, nil
+	}
+	return nil, err
+}
+
+func openWritable(ctx context.Context, path string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create database directory: %w", err)
+		if _, err := os.Stat(dir); err != nil {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("create database directory: %w", err)
+			}
 		}
 	}
 	// The writer gets a 64 MiB page cache (writerCacheKiB); readers, which
 	// the in-process index spares most page reads, readerCacheKiB each.
-	dsn := func(txlock string, cacheKiB int) string {
+	dsn := func(txlock string, cacheKiB int, busy time.Duration) string {
 		q := url.Values{}
-		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", DefaultBusyTimeout.Milliseconds()))
+		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_pragma", "secure_delete(1)") // forgotten text is zeroed: forget.go
 		q.Add("_pragma", "synchronous(NORMAL)")
@@ -141,28 +193,35 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		q.Add("_pragma", "wal_autocheckpoint(10000)")
 		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
 		q.Set("_txlock", txlock)
-		return "file:" + path + "?" + q.Encode()
+		return "file:" + uriPath(path) + "?" + q.Encode()
 	}
-	wdb, err := sql.Open("sqlite", dsn("immediate", writerCacheKiB))
+	wdb, err := sql.Open("sqlite", dsn("immediate", writerCacheKiB, writerBusyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	wdb.SetMaxOpenConns(1)
 	wdb.SetConnMaxIdleTime(0)
-	s := &Store{path: path, wdb: wdb, Now: time.Now, closing: make(chan struct{}),
-		ANNThreshold: DefaultANNThreshold, IndexWorkers: runtime.GOMAXPROCS(0), WriterIdle: DefaultWriterIdle}
-	// WAL is a property of the file; set it through the writer. (The page
-	// size stays SQLite's 4 KiB: 16 KiB pages were measured 10% slower on
-	// ingest, as random index inserts dirty whole pages.)
-	if _, err := wdb.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+	s := newStore(path, wdb)
+	// WAL is a property of the file; set it through the writer, unless the
+	// file is in WAL mode already (setting it then would take a lock). (The
+	// page size stays SQLite's 4 KiB: 16 KiB pages were measured 10% slower
+	// on ingest, as random index inserts dirty whole pages.)
+	var mode string
+	if err := wdb.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		wdb.Close()
-		return nil, fmt.Errorf("open %s: enable WAL: %w", path, err)
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		if err := s.retryBusy(ctx, func() error { _, err := wdb.ExecContext(ctx, "PRAGMA journal_mode=WAL"); return err }); err != nil {
+			wdb.Close()
+			return nil, fmt.Errorf("open %s: enable WAL: %w", path, err)
+		}
 	}
 	if err := s.migrate(ctx); err != nil {
 		wdb.Close()
 		return nil, err
 	}
-	rdb, err := sql.Open("sqlite", dsn("deferred", readerCacheKiB))
+	rdb, err := sql.Open("sqlite", dsn("deferred", readerCacheKiB, DefaultBusyTimeout))
 	if err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -172,6 +231,87 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	s.rdb = rdb
 	s.mirror = mirror.New(source{rdb}, s.settings)
 	return s, nil
+}
+
+func newStore(path string, wdb *sql.DB) *Store {
+	return &Store{path: path, wdb: wdb, Now: time.Now, LockWait: DefaultLockWait, closing: make(chan struct{}),
+		ANNThreshold: DefaultANNThreshold, IndexWorkers: runtime.GOMAXPROCS(0), WriterIdle: DefaultWriterIdle}
+}
+
+// openReadOnly opens the existing database at path for reading only,
+// after openWritable failed with why. It tries, in order: SQLite's
+// read-only mode (the WAL index can be shared); read-only with the WAL
+// index in this process's memory (exclusive locking: nothing need be
+// created or grown on disk, but other processes wait until this one
+// closes); and, when there is no WAL file, the file as immutable (a
+// read-only directory). The database must need no migration.
+func openReadOnly(ctx context.Context, path string, why error) (*Store, error) {
+	_, werr := os.Stat(path + "-wal")
+	tries := []struct {
+		pragmas []string
+		mode    string
+		conns   int
+		ok      bool
+	}{
+		{nil, "ro", 8, true},
+		// SQLite refuses exclusive locking in its read-only mode;
+		// query_only keeps this connection from writing.
+		{[]string{"locking_mode(EXCLUSIVE)"}, "", 1, true},
+		{nil, "ro", 8, errors.Is(werr, os.ErrNotExist)}, // immutable
+	}
+	var err error
+	for i, t := range tries {
+		if !t.ok {
+			continue
+		}
+		q := url.Values{}
+		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", DefaultBusyTimeout.Milliseconds()))
+		q.Add("_pragma", "temp_store(MEMORY)")
+		q.Add("_pragma", "query_only(1)")
+		for _, p := range t.pragmas {
+			q.Add("_pragma", p)
+		}
+		if t.mode != "" {
+			q.Set("mode", t.mode)
+		}
+		if i == 2 {
+			q.Set("immutable", "1")
+		}
+		var db *sql.DB
+		db, err = sql.Open("sqlite", "file:"+uriPath(path)+"?"+q.Encode())
+		if err != nil {
+			continue
+		}
+		db.SetMaxOpenConns(t.conns)
+		db.SetMaxIdleConns(t.conns)
+		db.SetConnMaxIdleTime(0)
+		s := newStore(path, db)
+		s.rdb = db
+		s.readOnly = why.Error()
+		if err = s.migrate(ctx); err != nil {
+			db.Close()
+			continue
+		}
+		s.mirror = mirror.New(source{db}, s.settings)
+		return s, nil
+	}
+	return nil, err
+}
+
+// ReadOnly reports whether the store was opened read-only (see Open),
+// and why.
+func (s *Store) ReadOnly() (bool, string) { return s.readOnly != "", s.readOnly }
+
+// uriPath escapes path for a file: URI (the DSN is one, and SQLite reads
+// it as one): '%', '?' and '#' would otherwise start an escape, the query
+// or the fragment, and "we?ird.db" would open "we". A path that looks like
+// an authority ("//host/…") gets an empty one.
+func uriPath(path string) string {
+	path = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+	if strings.HasPrefix(path, "//") {
+		path = "//" + path
+	}
+	return path
 }
 
 // Close stops the index builders, releases the search mirror's memory
@@ -228,7 +368,13 @@ func (s *Store) migrate(ctx context.Context) error {
 	if !pending {
 		return nil
 	}
-	if _, err := s.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+	if s.readOnly != "" {
+		return memory.Errorf(memory.EINVALID, "database %s needs a schema upgrade but cannot be written (%s)", s.path, s.readOnly)
+	}
+	if err := s.retryBusy(ctx, func() error {
+		_, err := s.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)`)
+		return err
+	}); err != nil {
 		return fmt.Errorf("create migrations table: %w", err)
 	}
 	for _, e := range names {
@@ -240,7 +386,7 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 func (s *Store) applyMigration(ctx context.Context, name string) error {
-	tx, err := s.wdb.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -274,8 +420,11 @@ func (s *Store) CreateBank(ctx context.Context, b *memory.Bank) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.wdb.ExecContext(ctx, `INSERT INTO banks (id, name, settings, embedder, dimension, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		b.ID, b.Name, settings, b.Embedder, b.Dimension, b.CreatedAt.UnixMicro())
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO banks (id, name, settings, embedder, dimension, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			b.ID, b.Name, settings, b.Embedder, b.Dimension, b.CreatedAt.UnixMicro())
+		return err
+	})
 	if err != nil {
 		if isConstraint(err) {
 			return memory.Errorf(memory.ECONFLICT, "bank %q already exists", b.ID)
@@ -371,21 +520,148 @@ func (s *Store) SetBankEmbedder(ctx context.Context, bankID, name string, dim in
 	})
 }
 
-// write runs fn in one write transaction (BEGIN IMMEDIATE) and commits.
+// write runs fn in one write transaction (BEGIN IMMEDIATE, waiting for
+// the write lock up to LockWait: begin) and commits.
+//
+// Every transaction leaves a mark (016_write_marks). A COMMIT that
+// reports an error may still have landed (SQLite may have written the
+// WAL frames of the commit before the error); write then reads its mark
+// back and reports the transaction as done if the mark is there, so what
+// mnemo reports is what the file holds.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.wdb.BeginTx(ctx, nil)
+	if s.readOnly != "" {
+		return memory.Errorf(memory.EINVALID, "database %s is open read-only (%s): nothing can be written", s.path, s.readOnly)
+	}
+	tx, err := s.begin(ctx)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return err
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
 		return err
 	}
+	token := newWriteMark()
+	if err := mark(ctx, tx, token); err != nil {
+		tx.Rollback()
+		return fmt.Errorf("write mark: %w", err)
+	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		if landed, cerr := s.landed(token); cerr != nil {
+			return memory.Errorf(memory.EUNAVAILABLE, "commit: %v; whether the write landed could not be checked (%v): check with a read, or write it again (retaining the same item again is a no-op when it did)", err, cerr)
+		} else if landed {
+			s.wrote()
+			return nil
+		}
+		return fmt.Errorf("commit: %w", storeError(err))
 	}
 	s.wrote()
 	return nil
+}
+
+// newWriteMark returns a random token for a write's mark.
+func newWriteMark() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// mark records token in tx and keeps only the newest keepWriteMarks.
+func mark(ctx context.Context, tx *sql.Tx, token string) error {
+	var id int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO write_marks (token) VALUES (?) RETURNING id`, token).Scan(&id); err != nil {
+		return err
+	}
+	if id%64 == 0 {
+		_, err := tx.ExecContext(ctx, `DELETE FROM write_marks WHERE id <= ?`, id-keepWriteMarks)
+		return err
+	}
+	return nil
+}
+
+// landed reports whether the write that left token is in the file, read
+// by a new connection of its own (the writer's may be in any state after
+// a failed COMMIT).
+func (s *Store) landed(token string) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultBusyTimeout)
+	defer cancel()
+	var n int
+	err := s.rdb.QueryRowContext(ctx, `SELECT count(*) FROM write_marks WHERE token = ?`, token).Scan(&n)
+	return n > 0, err
+}
+
+// begin starts a write transaction, retrying BEGIN IMMEDIATE with backoff
+// while another connection or process holds the write lock (retryBusy).
+func (s *Store) begin(ctx context.Context) (*sql.Tx, error) {
+	var tx *sql.Tx
+	err := s.retryBusy(ctx, func() error {
+		var err error
+		tx, err = s.wdb.BeginTx(ctx, nil)
+		return err
+	})
+	if err != nil && memory.ErrorCode(err) == memory.EINTERNAL && ctx.Err() == nil {
+		return nil, fmt.Errorf("begin: %w", storeError(err))
+	}
+	return tx, err
+}
+
+// retryBusy runs fn until it returns anything but SQLITE_BUSY (another
+// connection or process holds the lock it needs), waiting with jittered
+// exponential backoff between tries, for up to LockWait: then it fails
+// with EUNAVAILABLE. ctx ends the wait.
+func (s *Store) retryBusy(ctx context.Context, fn func() error) error {
+	wait := s.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	deadline := time.Now().Add(wait)
+	backoff := 5 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !isBusy(err) {
+			return err
+		}
+		if !time.Now().Before(deadline) {
+			return memory.Errorf(memory.EUNAVAILABLE, "database %s is busy: another process has held its write lock for over %v (%v); try again when that process (an import, mnemo serve or mnemo mcp) is done", s.path, wait.Round(time.Second), err)
+		}
+		// Jittered, so that waiting writers do not retry in step.
+		d := min(backoff+time.Duration(mrand.Int64N(int64(backoff))), time.Until(deadline))
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 250*time.Millisecond)
+	}
+}
+
+// sqliteCode returns err's primary SQLite result code, or 0.
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code() & 0xff
+	}
+	return 0
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED: a
+// lock another connection holds.
+func isBusy(err error) bool {
+	c := sqliteCode(err)
+	return c == 5 || c == 6
+}
+
+// storeError gives a full disk and a read-only file their error codes:
+// EUNAVAILABLE (free space, then try again) and EINVALID.
+func storeError(err error) error {
+	switch sqliteCode(err) {
+	case 13: // SQLITE_FULL
+		return memory.Errorf(memory.EUNAVAILABLE, "the disk is full (%v): free space and try again", err)
+	case 8: // SQLITE_READONLY
+		return memory.Errorf(memory.EINVALID, "the database cannot be written (%v)", err)
+	}
+	return err
 }
 
 // wrote records a write and schedules the release of the writer's page

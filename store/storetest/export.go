@@ -119,7 +119,7 @@ func ExportLines(ctx context.Context, x memory.Exporter, bank string) ([]byte, e
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	err := x.Export(ctx, bank, func(rec *memory.ExportRecord) error { return enc.Encode(rec) })
+	err := memory.ExportWithTrailer(ctx, x, bank, func(rec *memory.ExportRecord) error { return enc.Encode(rec) })
 	return b.Bytes(), err
 }
 
@@ -135,6 +135,9 @@ func (e *env) importLines(s memory.Store, bank string, lines []byte, group int) 
 		rec, err := memory.ReadExportRecord(memory.ExportVersion, line)
 		if err != nil {
 			e.t.Fatalf("line %d: %v", i+1, err)
+		}
+		if rec.Kind == memory.RecordTrailer {
+			continue
 		}
 		recs = append(recs, rec)
 	}
