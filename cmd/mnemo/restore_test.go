@@ -51,10 +51,11 @@ func TestArchiveRestore(t *testing.T) {
 		return fmt.Sprintf(`{"kind":"observation","observation":{"id":%q,"text":%q,"kind":"pattern","source_fact_ids":[%q],"evidence_count":1,"status":"active","access_count":0,"created_at":"2023-01-03T00:00:00Z","updated_at":%q}}`,
 			id, text, parked, updated.UTC().Format(time.RFC3339))
 	}
-	lines = append(lines, obs("o-garage", "Sam always parks on the third level of the garage", time.Date(2023, 1, 3, 0, 0, 0, 0, time.UTC)),
+	export := withRecords(t, strings.Join(lines, "\n")+"\n",
+		obs("o-garage", "Sam always parks on the third level of the garage", time.Date(2023, 1, 3, 0, 0, 0, 0, time.UTC)),
 		obs("o-fresh", "Sam drives to work", time.Now()))
 	path := filepath.Join(t.TempDir(), "old.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(export), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	mustRun(t, db, "--bank", "old", "import", path)
