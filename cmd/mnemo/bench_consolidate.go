@@ -23,7 +23,7 @@ import (
 func newBenchConsolidateCmd(g *globals) *cobra.Command {
 	var facts int
 	var seed int64
-	var scripted bool
+	var scripted, dreams bool
 	cmd := &cobra.Command{
 		Use:   "consolidate",
 		Short: "Cost of a full consolidation run (every pass) over a generated bank: wall time, LLM calls and tokens per pass",
@@ -73,6 +73,13 @@ passes that need one.`,
 						return nil, err
 					}
 					defer ceng.Close()
+					if dreams {
+						if _, err := ceng.ChangeBank(ctx, bank, func(s *memory.BankSettings) {
+							s.Consolidation = memory.PatchSettings(s.Consolidation, map[string]string{"dreams": "on"})
+						}); err != nil {
+							return nil, err
+						}
+					}
 					return ceng.ConsolidateAll(ctx, bank)
 				}
 			}
@@ -89,6 +96,7 @@ passes that need one.`,
 	cmd.Flags().IntVar(&facts, "facts", 10000, "facts to generate")
 	cmd.Flags().Int64Var(&seed, "seed", 1, "generator seed")
 	cmd.Flags().BoolVar(&scripted, "scripted", false, "consolidate with a scripted local model (no network, no key)")
+	cmd.Flags().BoolVar(&dreams, "dreams", false, "with --scripted: turn the dream pass on for the bank (it is off by default)")
 	return cmd
 }
 
