@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -140,25 +141,13 @@ func GroupFacts(ctx context.Context, st GroupStore, bank string, opts GroupOptio
 		now = time.Now
 	}
 	g := &grouper{st: st, bank: bank, d: d, opts: opts, now: now, res: &GroupResult{}, taken: map[string]bool{}}
-	q := memory.FactQuery{Statuses: []memory.Status{memory.StatusActive}, Limit: size}
-	for {
-		page, err := st.ListFacts(ctx, bank, q)
-		if err != nil {
-			return g.res, fmt.Errorf("group facts: list facts: %w", err)
-		}
-		var walk []*memory.Fact
-		for _, f := range page.Facts {
-			if opts.Since.IsZero() || !f.CreatedAt.Before(opts.Since) {
-				walk = append(walk, f)
-			}
-		}
-		if err := g.page(ctx, walk); err != nil {
-			return g.res, err
-		}
-		if page.Next == "" || !opts.Since.IsZero() && len(walk) == 0 {
-			break
-		}
-		q.Cursor = page.Next
+	err := walkActive(ctx, st, bank, size, opts.Since, func(walk []*memory.Fact) error { return g.page(ctx, walk) })
+	var we errWalk
+	switch {
+	case errors.As(err, &we):
+		return g.res, we.err
+	case err != nil:
+		return g.res, fmt.Errorf("group facts: list facts: %w", err)
 	}
 	return g.res, nil
 }

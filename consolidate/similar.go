@@ -3,6 +3,7 @@ package consolidate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"fmt"
 	"strings"
@@ -99,27 +100,13 @@ func MergeSimilar(ctx context.Context, st SimilarMergeStore, bank string, opts S
 		now = time.Now
 	}
 	m := &similarMerge{st: st, bank: bank, d: d, llm: opts.LLM, now: now, res: &SimilarResult{}, gone: map[string]bool{}}
-	q := memory.FactQuery{Statuses: []memory.Status{memory.StatusActive}, Limit: size}
-	for {
-		page, err := st.ListFacts(ctx, bank, q)
-		if err != nil {
-			return m.res, fmt.Errorf("merge similar: list facts: %w", err)
-		}
-		var walk []*memory.Fact
-		for _, f := range page.Facts {
-			if opts.Since.IsZero() || !f.CreatedAt.Before(opts.Since) {
-				walk = append(walk, f)
-			}
-		}
-		if err := m.page(ctx, walk); err != nil {
-			return m.res, err
-		}
-		// Facts come newest first: a page with none created since the
-		// last run ends an incremental walk.
-		if page.Next == "" || !opts.Since.IsZero() && len(walk) == 0 {
-			break
-		}
-		q.Cursor = page.Next
+	err := walkActive(ctx, st, bank, size, opts.Since, func(walk []*memory.Fact) error { return m.page(ctx, walk) })
+	var we errWalk
+	switch {
+	case errors.As(err, &we):
+		return m.res, we.err
+	case err != nil:
+		return m.res, fmt.Errorf("merge similar: list facts: %w", err)
 	}
 	return m.res, nil
 }
