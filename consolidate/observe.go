@@ -336,7 +336,7 @@ func (o *observer) update(ctx context.Context, obs *memory.Observation, f *memor
 	u.History = slices.Clone(obs.History)
 	u.SourceFactIDs = slices.Clone(obs.SourceFactIDs)
 	if text != obs.Text {
-		u.History = append(u.History, memory.ObservationChange{Previous: obs.Text, ChangedAt: o.changedAt(f), Reason: strings.TrimSpace(reason)})
+		u.History = memory.AppendHistory(u.History, memory.ObservationChange{Previous: obs.Text, ChangedAt: o.changedAt(f), Reason: strings.TrimSpace(reason)})
 		u.Text = text
 	}
 	if kind != "" {

@@ -322,7 +322,7 @@ func (m *obsMerger) merge(ctx context.Context, keeper, other *memory.Observation
 	}
 	// A merge is a change even when the text stays: the keeper absorbed
 	// another observation, and its history says which.
-	k.History = append(k.History, memory.ObservationChange{Previous: keeper.Text, ChangedAt: m.now, Reason: why})
+	k.History = memory.AppendHistory(k.History, memory.ObservationChange{Previous: keeper.Text, ChangedAt: m.now, Reason: why})
 	k.Text = text
 	union, err := m.sourceUnion(ctx, keeper.SourceFactIDs, other.SourceFactIDs)
 	if err != nil {

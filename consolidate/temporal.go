@@ -324,7 +324,7 @@ func applyPatterns(ctx context.Context, st TemporalStore, emb memory.Embedder, b
 			res.Unchanged++
 			continue
 		}
-		o.History = append(o.History, memory.ObservationChange{
+		o.History = memory.AppendHistory(o.History, memory.ObservationChange{
 			Previous: o.Text, ChangedAt: now,
 			Reason: fmt.Sprintf("temporal pass: %s of %s, %d new fact(s)", p.Kind, ent.Name, len(added)),
 		})

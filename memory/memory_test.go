@@ -188,3 +188,17 @@ func TestCooccurrencePairs(t *testing.T) {
 		t.Errorf("CooccurrencePairs = %v, want %v", got, want)
 	}
 }
+
+func TestAppendHistory(t *testing.T) {
+	var h []memory.ObservationChange
+	for i := range memory.MaxObservationHistory + 7 {
+		prev := h
+		h = memory.AppendHistory(h, memory.ObservationChange{Previous: fmt.Sprint(i)})
+		if len(prev) > 0 && &prev[0] == &h[0] {
+			t.Fatal("AppendHistory changed its argument's backing array")
+		}
+	}
+	if len(h) != memory.MaxObservationHistory || h[0].Previous != "7" || h[len(h)-1].Previous != fmt.Sprint(memory.MaxObservationHistory+6) {
+		t.Errorf("history: %d entries from %q to %q, want the newest %d", len(h), h[0].Previous, h[len(h)-1].Previous, memory.MaxObservationHistory)
+	}
+}

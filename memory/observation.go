@@ -71,3 +71,21 @@ type Dream struct {
 	Embedding     []float32
 	CreatedAt     time.Time
 }
+
+// MaxObservationHistory is how many changes an observation's history
+// keeps: the newest. An observation updated by every new fact for years
+// would otherwise carry, and rewrite at every update, a history as long
+// as its evidence; what it said 50 changes ago is kept by none of the
+// seeds' readers (recall shows the last change).
+const MaxObservationHistory = 50
+
+// AppendHistory returns h with c appended, cut to its newest
+// MaxObservationHistory entries. h is not changed.
+func AppendHistory(h []ObservationChange, c ObservationChange) []ObservationChange {
+	out := make([]ObservationChange, 0, min(len(h)+1, MaxObservationHistory))
+	if n := len(h) + 1 - MaxObservationHistory; n > 0 {
+		h = h[n:]
+	}
+	out = append(out, h...)
+	return append(out, c)
+}

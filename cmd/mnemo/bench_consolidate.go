@@ -142,16 +142,27 @@ var scriptedReplies = map[string]func(llmtest.Request) any{
 	},
 	// No pattern found.
 	"temporal_patterns": func(llmtest.Request) any { return map[string]any{"patterns": []any{}} },
-	// A fact joins the most similar observation offered; with none, one
-	// fact in eight starts an observation and the others are skipped.
+	// A fact joins the most similar observation offered when it is on
+	// the same topic (the observation names the fact's topic: its
+	// speaker and first word); else one fact in eight starts an
+	// observation of its topic and the others are skipped.
 	"observation": func(r llmtest.Request) any {
 		prompt := lastUser(r)
-		fact, _, _ := strings.Cut(strings.TrimPrefix(prompt, "NEW FACT: "), "\n")
-		if strings.Contains(prompt, "EXISTING OBSERVATIONS, most similar first") {
-			return map[string]any{"action": "update", "observation": 1, "text": "Often: " + fact, "kind": "pattern", "reason": "more evidence"}
+		fact, rest, _ := strings.Cut(strings.TrimPrefix(prompt, "NEW FACT: "), "\n")
+		if _, after, ok := strings.Cut(fact, "] "); ok {
+			fact = after
+		}
+		topic := "topic " + strings.Join(strings.Fields(fact)[:min(2, len(strings.Fields(fact)))], " ")
+		first, _, _ := strings.Cut(strings.TrimLeft(rest, "\n"), "\n")
+		if strings.Contains(rest, "EXISTING OBSERVATIONS, most similar first") {
+			_, first, _ = strings.Cut(rest, "most similar first:\n")
+			first, _, _ = strings.Cut(first, "\n")
+		}
+		if strings.Contains(first, topic+":") {
+			return map[string]any{"action": "update", "observation": 1, "text": topic + ": often, " + fact, "kind": "pattern", "reason": "more evidence"}
 		}
 		if crc32.ChecksumIEEE([]byte(fact))%8 == 0 {
-			return map[string]any{"action": "create", "observation": 0, "text": "Tends to: " + fact, "kind": "pattern", "reason": "new pattern"}
+			return map[string]any{"action": "create", "observation": 0, "text": topic + ": " + fact, "kind": "pattern", "reason": "new pattern"}
 		}
 		return map[string]any{"action": "skip", "observation": 0, "text": "", "kind": "pattern", "reason": "one-off"}
 	},
