@@ -97,7 +97,7 @@ type ObserveStore interface {
 	Facts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error)
 	PutObservations(ctx context.Context, bankID string, obs []*memory.Observation) error
 	Observations(ctx context.Context, bankID string, ids []string) ([]*memory.Observation, error)
-	SearchObservationsVector(ctx context.Context, bankID string, vec []float32, k int) ([]memory.Hit, error)
+	ObservationVectors(ctx context.Context, bankID string) (map[string][]float32, error)
 }
 
 // ObserveResult counts what one run of [Observe] did.
@@ -159,7 +159,11 @@ func Observe(ctx context.Context, st ObserveStore, emb memory.Embedder, llm memo
 	if llm == nil || emb == nil {
 		return nil, memory.Errorf(memory.EINVALID, "observe: an LLM and an embedder are required")
 	}
-	o := &observer{st: st, emb: emb, llm: llm, bank: bank, now: now, d: d}
+	vecs, err := st.ObservationVectors(ctx, bank)
+	if err != nil {
+		return nil, fmt.Errorf("observe: observation vectors: %w", err)
+	}
+	o := &observer{st: st, emb: emb, llm: llm, bank: bank, now: now, d: d, idx: newObsIndex(vecs)}
 	res := &ObserveResult{}
 	var after int64
 	for {
@@ -218,6 +222,9 @@ type observer struct {
 	bank string
 	now  time.Time
 	d    ObserveDefaults
+	// idx holds the active observations' vectors, kept current by the
+	// run's writes (obsindex.go).
+	idx *obsIndex
 }
 
 // observeAnswer is the decoded answer (observeSchema).
@@ -297,10 +304,7 @@ func (o *observer) embed(ctx context.Context, text string) ([]float32, error) {
 // candidates returns the active observations most similar to vec, best
 // first.
 func (o *observer) candidates(ctx context.Context, vec []float32) ([]*memory.Observation, error) {
-	hits, err := o.st.SearchObservationsVector(ctx, o.bank, vec, o.d.Candidates)
-	if err != nil {
-		return nil, fmt.Errorf("observe: similar observations: %w", err)
-	}
+	hits := o.idx.search(vec, o.d.Candidates)
 	if len(hits) == 0 {
 		return nil, nil
 	}
@@ -400,6 +404,11 @@ func (o *observer) put(ctx context.Context, obs *memory.Observation) error {
 	}
 	if err := o.st.PutObservations(ctx, o.bank, []*memory.Observation{obs}); err != nil {
 		return fmt.Errorf("observe: write observation %s: %w", obs.ID, err)
+	}
+	if activeObs(obs) {
+		o.idx.put(obs.ID, obs.Embedding)
+	} else {
+		o.idx.remove(obs.ID)
 	}
 	return nil
 }

@@ -80,11 +80,10 @@ func (d ObservationMergeDefaults) Validate() error {
 }
 
 // ObservationMergeStore is what the observation merge needs of a store:
-// the active observations' vectors, their neighbours, the observations
+// the active observations' vectors (searched in memory, obsindex.go), the observations
 // and their source facts, and the write of a merge.
 type ObservationMergeStore interface {
 	ObservationVectors(ctx context.Context, bankID string) (map[string][]float32, error)
-	SearchObservationsVector(ctx context.Context, bankID string, vec []float32, k int) ([]memory.Hit, error)
 	Observations(ctx context.Context, bankID string, ids []string) ([]*memory.Observation, error)
 	PutObservations(ctx context.Context, bankID string, obs []*memory.Observation) error
 	Facts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error)
@@ -143,7 +142,7 @@ func MergeObservations(ctx context.Context, st ObservationMergeStore, emb memory
 	if err != nil {
 		return nil, fmt.Errorf("observation merge: vectors: %w", err)
 	}
-	m := &obsMerger{st: st, emb: emb, llm: llm, bank: bank, now: now, d: d, vecs: vecs, judged: map[[2]string]bool{}}
+	m := &obsMerger{st: st, emb: emb, llm: llm, bank: bank, now: now, d: d, vecs: vecs, idx: newObsIndex(vecs), judged: map[[2]string]bool{}}
 	res := &ObservationMergeResult{}
 	for {
 		// A sweep: every active observation's neighbours.
@@ -230,6 +229,8 @@ type obsMerger struct {
 	// vecs are the vectors of the active observations, as the run left
 	// them: a merged-away observation leaves, a keeper's changes.
 	vecs map[string][]float32
+	// idx searches vecs (obsindex.go), kept with it.
+	idx *obsIndex
 	// judged are the pairs asked in this run.
 	judged map[[2]string]bool
 }
@@ -237,10 +238,7 @@ type obsMerger struct {
 // neighbours returns the pairs of id with its nearest active
 // observations above the threshold that the run has not judged.
 func (m *obsMerger) neighbours(ctx context.Context, id string) ([]obsPair, error) {
-	hits, err := m.st.SearchObservationsVector(ctx, m.bank, m.vecs[id], m.d.Neighbours+1) // +1: itself
-	if err != nil {
-		return nil, fmt.Errorf("observation merge: neighbours of %s: %w", id, err)
-	}
+	hits := m.idx.search(m.vecs[id], m.d.Neighbours+1) // +1: itself
 	var out []obsPair
 	for _, h := range hits {
 		if h.ID == id || h.Score <= m.d.Threshold || m.vecs[h.ID] == nil {
@@ -346,6 +344,8 @@ func (m *obsMerger) merge(ctx context.Context, keeper, other *memory.Observation
 	}
 	m.vecs[k.ID] = vec
 	delete(m.vecs, o.ID)
+	m.idx.put(k.ID, vec)
+	m.idx.remove(o.ID)
 	return nil
 }
 
