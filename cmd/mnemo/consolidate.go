@@ -143,8 +143,12 @@ func printRun(g *globals, r *memory.Run) error {
 		return g.printJSON(wire.NewRun(r))
 	}
 	fmt.Fprintf(g.stdout, "%s %s: %s%s\n", r.Pass, r.ID, r.Status, runDetail(r))
+	width := 0
+	for k := range r.Counts {
+		width = max(width, len(k))
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.Counts)) {
-		fmt.Fprintf(g.stdout, "  %-17s %d\n", k, r.Counts[k])
+		fmt.Fprintf(g.stdout, "  %-*s %d\n", width, k, r.Counts[k])
 	}
 	return nil
 }
