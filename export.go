@@ -192,15 +192,16 @@ func (e *Engine) ImportBank(ctx context.Context, r io.Reader, opts ImportBankOpt
 	if err := flush(); err != nil {
 		return fail(err)
 	}
-	// Since version 2 an export ends with a trailer counting its records:
+	// Since version 3 an export ends with a trailer counting its records:
 	// a file cut short (a full disk, an interrupted copy, head -n) has
-	// none, or other counts.
+	// none, or other counts. A version-2 file may have one (written in
+	// the days before the version changed): it is checked when there.
 	switch {
 	case trailer != nil:
 		if err := trailer.Check(rep.Counts); err != nil {
 			return fail(err)
 		}
-	case version >= 2:
+	case version >= 3:
 		return fail(memory.Errorf(memory.EINVALID, "the export ends at line %d without its trailer: the file is cut short (or damaged); nothing was imported — export the bank again", line))
 	}
 	if err := e.finishRestore(ctx, &b); err != nil {

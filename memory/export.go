@@ -17,7 +17,7 @@ import (
 // field added, renamed or removed, a meaning or unit changed. The field
 // names are the json tags of the Export* types below, and a test pins
 // them (docs/export.md is the format's description).
-const ExportVersion = 2
+const ExportVersion = 3
 
 // Record kinds of an export, in the order Exporter.Export emits them.
 // Kinds that later versions add (dreams, runs) take their place

@@ -17,7 +17,7 @@ func TestExport_Out(t *testing.T) {
 	mustRun(t, db, "bank", "create", "alice")
 	mustRun(t, db, "--bank", "alice", "retain", "--at", "2024-03-04", "--speaker", "Melanie", "Melanie adopted a puppy named Biscuit in Berlin.")
 	stdout := mustRun(t, db, "--bank", "alice", "export")
-	if !strings.HasPrefix(stdout, `{"kind":"header","version":2,"bank":{"id":"alice",`) || !strings.Contains(stdout, `"occurred_start":"2024-03-04T00:00:00Z"`) {
+	if !strings.HasPrefix(stdout, `{"kind":"header","version":3,"bank":{"id":"alice",`) || !strings.Contains(stdout, `"occurred_start":"2024-03-04T00:00:00Z"`) {
 		t.Fatalf("export: got %.300s…, want a version-2 header first and snake_case keys", stdout)
 	}
 	dir := t.TempDir()

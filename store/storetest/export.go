@@ -13,14 +13,14 @@ import (
 
 // The Export group checks memory.Exporter and memory.Importer, optional
 // capabilities: a known bank exports to the golden file byte for byte
-// (testdata/export-v2.jsonl, the format's reference: a renamed field
+// (testdata/export-v3.jsonl, the format's reference: a renamed field
 // fails here), and an export imported into a fresh store exports the
 // same again and answers as the original did.
 
 // ExportGolden is the export of the bank WriteExportBank builds, as JSON
 // lines (mnemo export's encoding): what every store's export must be.
 //
-//go:embed testdata/export-v2.jsonl
+//go:embed testdata/export-v3.jsonl
 var ExportGolden []byte
 
 // exportStore returns the store as an Exporter and Importer, or skips the
@@ -179,7 +179,7 @@ func testExportGolden(e *env) {
 		e.t.Fatalf("Export: %v", err)
 	}
 	if d := FirstDiff(ExportGolden, got); d != "" {
-		e.t.Errorf("export of the golden bank differs from testdata/export-v2.jsonl (a format change bumps memory.ExportVersion; go test ./store/storetest -update rewrites the file): %s", d)
+		e.t.Errorf("export of the golden bank differs from testdata/export-v3.jsonl (a format change bumps memory.ExportVersion; go test ./store/storetest -update rewrites the file): %s", d)
 	}
 }
 

@@ -18,7 +18,7 @@ var (
 	_ memory.Importer = (*memStore)(nil)
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/export-v2.jsonl from the reference store")
+var update = flag.Bool("update", false, "rewrite testdata/export-v3.jsonl from the reference store")
 
 // Export implements memory.Exporter in the order the contract gives.
 func (s *memStore) Export(_ context.Context, bankID string, fn func(*memory.ExportRecord) error) error {
@@ -263,7 +263,7 @@ func sortedBy[V any](m map[string]V, key func(V) string) []V {
 // against it.
 func TestExportGolden_Update(t *testing.T) {
 	if !*update {
-		t.Skip("run with -update to rewrite testdata/export-v2.jsonl")
+		t.Skip("run with -update to rewrite testdata/export-v3.jsonl")
 	}
 	s := newMemStore()
 	WriteExportBank(t.Context(), t, s)
@@ -271,7 +271,7 @@ func TestExportGolden_Update(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile("testdata/export-v2.jsonl", b, 0o644); err != nil {
+	if err := os.WriteFile("testdata/export-v3.jsonl", b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
