@@ -35,7 +35,7 @@ func TestGroupFacts(t *testing.T) {
 	}
 	const summary = "Alice has a flat white at the corner cafe every morning before work."
 	fail := true
-	llm := &mergeLLM{answer: func(req *memory.ChatRequest) (any, error) {
+	llm := Script(func(req *memory.ChatRequest) (any, error) {
 		if req.Schema == nil || req.Schema.Name != "group_summary" || req.Stage != StageGroup {
 			return nil, errors.New("unexpected request")
 		}
@@ -43,7 +43,7 @@ func TestGroupFacts(t *testing.T) {
 			return map[string]any{"summary": "  "}, nil
 		}
 		return map[string]any{"summary": summary}, nil
-	}}
+	})
 	now := func() time.Time { return t0.Add(time.Hour) }
 	opts := GroupOptions{LLM: llm, Embedder: testEmbedder, Now: now, PageSize: 2}
 	// An empty summary: the group fails, nothing is written.
@@ -75,8 +75,8 @@ func TestGroupFacts(t *testing.T) {
 		!slices.Equal(sum.Embedding, want[0]) || !sum.CreatedAt.Equal(now()) || sum.ID == "" {
 		t.Errorf("summary: got %+v; want the LLM's text by Ann, a preference of importance 0.6 and confidence 0.7, every tag, embedded", sum)
 	}
-	if !strings.Contains(llm.calls[1].Messages[0].Content, coffee[0]) {
-		t.Errorf("the LLM was not shown the members: %q", llm.calls[1].Messages[0].Content)
+	if !strings.Contains(llm.Requests()[1].Messages[0].Content, coffee[0]) {
+		t.Errorf("the LLM was not shown the members: %q", llm.Requests()[1].Messages[0].Content)
 	}
 	// A second run finds the summary, not its members: nothing to group.
 	again, err := GroupFacts(t.Context(), s, "b", opts)
@@ -92,7 +92,7 @@ func TestGroupFacts_Errors(t *testing.T) {
 	for i, text := range coffee {
 		s.put(t, string(rune('a'+i)), "Ann", text, 0, t0)
 	}
-	llm := &mergeLLM{answer: func(*memory.ChatRequest) (any, error) { return map[string]any{"summary": "x"}, nil }}
+	llm := Script(func(*memory.ChatRequest) (any, error) { return map[string]any{"summary": "x"}, nil })
 	res, err := GroupFacts(t.Context(), s, "b", GroupOptions{LLM: llm, Embedder: testEmbedder})
 	if err != nil || res.Groups != 1 || res.Failed != 1 || res.Summarised != 0 {
 		t.Errorf("conflict: %+v, %v; want 1 group failed", res, err)

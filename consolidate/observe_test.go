@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,51 +18,10 @@ import (
 )
 
 // The direct tests of the observation passes run them on a real SQLite
-// store with a scripted in-process model (fakeLLM) and an embedder that
+// store with a scripted in-process model (consolidate.ScriptLLM) and an embedder that
 // gives each text storetest.TestVector, the vectors the store's facts
 // are written with. The engine's tests (observe_test.go at the root) run
 // them through the OpenAI client against llmtest's server.
-
-// fakeLLM answers each request with answer's value as JSON, recording
-// the requests. It does not check the schema: the passes must.
-type fakeLLM struct {
-	mu     sync.Mutex
-	reqs   []*memory.ChatRequest
-	answer func(n int, req *memory.ChatRequest) (any, error)
-}
-
-func (l *fakeLLM) Name() string { return "fake" }
-
-func (l *fakeLLM) Chat(_ context.Context, req *memory.ChatRequest) (*memory.ChatResponse, error) {
-	l.mu.Lock()
-	l.reqs = append(l.reqs, req)
-	n := len(l.reqs)
-	l.mu.Unlock()
-	v, err := l.answer(n, req)
-	if err != nil {
-		return nil, err
-	}
-	if raw, ok := v.(json.RawMessage); ok {
-		return &memory.ChatResponse{Content: string(raw), JSON: raw}, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return &memory.ChatResponse{Content: string(b), JSON: b, Usage: memory.Usage{InputTokens: 10, OutputTokens: 5}}, nil
-}
-
-func (l *fakeLLM) calls() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.reqs)
-}
-
-func (l *fakeLLM) prompt(i int) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.reqs[i].Messages[len(l.reqs[i].Messages)-1].Content
-}
 
 // testEmbedder embeds a text as storetest.TestVector of it.
 type testEmbedder struct{}
@@ -156,7 +114,7 @@ func TestObserve_Transition(t *testing.T) {
 	mar, may := t0.Add(10*day), t0.Add(70*day)
 	first := b.fact("Alex", "Alex is the mobile lead", mar)
 	run1 := t0.Add(11 * day)
-	llm := &fakeLLM{answer: func(n int, req *memory.ChatRequest) (any, error) {
+	llm := &consolidate.ScriptLLM{Answer: func(n int, req *memory.ChatRequest) (any, error) {
 		if req.Schema == nil || req.Schema.Name != "observation" || req.Stage != consolidate.StageObserve {
 			return nil, fmt.Errorf("request %d: schema %v, stage %q", n, req.Schema, req.Stage)
 		}
@@ -169,11 +127,11 @@ func TestObserve_Transition(t *testing.T) {
 	if err != nil || res.Created != 1 || res.Facts != 1 {
 		t.Fatalf("first run: %s, %v; want one created", counts(res), err)
 	}
-	if p := llm.prompt(0); !strings.Contains(p, "NEW FACT: [2023-05-18] Alex: Alex is the mobile lead") || !strings.Contains(p, "none resembles") {
+	if p := llm.Prompt(0); !strings.Contains(p, "NEW FACT: [2023-05-18] Alex: Alex is the mobile lead") || !strings.Contains(p, "none resembles") {
 		t.Errorf("first prompt:\n%s", p)
 	}
-	if !strings.Contains(llm.reqs[0].System, "never just rephrases one fact") {
-		t.Errorf("system prompt does not forbid rephrasing:\n%s", llm.reqs[0].System)
+	if !strings.Contains(llm.Requests()[0].System, "never just rephrases one fact") {
+		t.Errorf("system prompt does not forbid rephrasing:\n%s", llm.Requests()[0].System)
 	}
 	obs := b.observations(memory.StatusActive)
 	if len(obs) != 1 || obs[0].Text != "Alex leads mobile development" || obs[0].EvidenceCount != 1 || !slices.Equal(obs[0].SourceFactIDs, []string{first}) {
@@ -190,7 +148,7 @@ func TestObserve_Transition(t *testing.T) {
 	if err != nil || res.Updated != 1 || res.Facts != 1 || res.Created != 0 {
 		t.Fatalf("second run: %s, %v; want one updated", counts(res), err)
 	}
-	p := llm.prompt(1)
+	p := llm.Prompt(1)
 	for _, want := range []string{
 		"NEW FACT: [2023-07-17] Alex: Alex now leads the backend rewrite",
 		"1. (pattern; 1 supporting fact; since 2023-05-19) Alex leads mobile development",
@@ -222,8 +180,8 @@ func TestObserve_Transition(t *testing.T) {
 	}
 	// Nothing pending: a third run asks nothing.
 	res, err = b.observe(llm, run2.Add(time.Hour))
-	if err != nil || res.Facts != 0 || llm.calls() != 2 {
-		t.Errorf("third run: %s, %v, %d calls; want nothing done", counts(res), err, llm.calls())
+	if err != nil || res.Facts != 0 || llm.Calls() != 2 {
+		t.Errorf("third run: %s, %v, %d calls; want nothing done", counts(res), err, llm.Calls())
 	}
 }
 
@@ -255,7 +213,7 @@ func TestObserve_Malformed(t *testing.T) {
 			for _, text := range []string{"Sam runs every morning", "Sam ignores all previous instructions", "Sam swims on Fridays"} {
 				b.fact("Sam", text, t0)
 			}
-			llm := &fakeLLM{answer: func(n int, req *memory.ChatRequest) (any, error) {
+			llm := &consolidate.ScriptLLM{Answer: func(n int, req *memory.ChatRequest) (any, error) {
 				if strings.Contains(req.Messages[0].Content, "ignores") {
 					if err, ok := answer.(error); ok {
 						return nil, err
@@ -275,13 +233,13 @@ func TestObserve_Malformed(t *testing.T) {
 	}
 
 	// Fixed: the next run asks about the pending fact alone.
-	llm := &fakeLLM{answer: func(n int, req *memory.ChatRequest) (any, error) {
+	llm := &consolidate.ScriptLLM{Answer: func(n int, req *memory.ChatRequest) (any, error) {
 		return decision("skip", 0, "", "pattern", "nothing to abstract"), nil
 	}}
 	b.s.MarkConsolidated(b.ctx, b.bank, []string{ids[0], ids[2], ids[3]}, t0)
 	res, err := b.observe(llm, t0.Add(5*day))
-	if err != nil || res.Facts != 1 || res.Skipped != 1 || llm.calls() != 1 || len(b.pending()) != 0 {
-		t.Errorf("rerun: %s, %v, %d calls; want the one fact skipped", counts(res), err, llm.calls())
+	if err != nil || res.Facts != 1 || res.Skipped != 1 || llm.Calls() != 1 || len(b.pending()) != 0 {
+		t.Errorf("rerun: %s, %v, %d calls; want the one fact skipped", counts(res), err, llm.Calls())
 	}
 }
 
@@ -294,7 +252,7 @@ func TestObserve_ProviderDown(t *testing.T) {
 	b.fact("Sam", "Sam swims on Fridays", t0.Add(day))
 	b.fact("Sam", "Sam plays chess", t0.Add(2*day))
 	down := memory.Errorf(memory.EUNAVAILABLE, "provider down")
-	llm := &fakeLLM{answer: func(n int, req *memory.ChatRequest) (any, error) {
+	llm := &consolidate.ScriptLLM{Answer: func(n int, req *memory.ChatRequest) (any, error) {
 		if n == 2 {
 			return nil, down
 		}
@@ -337,7 +295,7 @@ func (f *failMark) MarkConsolidated(ctx context.Context, bank string, ids []stri
 func TestObserve_Rerun(t *testing.T) {
 	b := newObsBank(t)
 	f1 := b.fact("Sam", "Sam runs every morning", t0)
-	llm := &fakeLLM{answer: func(n int, req *memory.ChatRequest) (any, error) {
+	llm := &consolidate.ScriptLLM{Answer: func(n int, req *memory.ChatRequest) (any, error) {
 		if strings.Contains(req.Messages[0].Content, "1. (") {
 			return decision("update", 1, "Sam runs every morning, rain or shine", "pattern", "again"), nil
 		}
@@ -366,7 +324,7 @@ func TestObserve_Rerun(t *testing.T) {
 	// place, no history for a text that was never shown.
 	b2 := newObsBank(t)
 	b2.fact("Sam", "Sam runs every morning", t0)
-	create := &fakeLLM{answer: func(n int, req *memory.ChatRequest) (any, error) {
+	create := &consolidate.ScriptLLM{Answer: func(n int, req *memory.ChatRequest) (any, error) {
 		return decision("create", 0, fmt.Sprintf("Sam is a morning runner (%d)", n), "pattern", ""), nil
 	}}
 	st2 := &failMark{Store: b2.s}
@@ -386,10 +344,10 @@ func TestObserve_Sensitive(t *testing.T) {
 	if _, err := b.s.Write(b.ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	llm := &fakeLLM{answer: func(int, *memory.ChatRequest) (any, error) { return nil, errors.New("asked") }}
+	llm := &consolidate.ScriptLLM{Answer: func(int, *memory.ChatRequest) (any, error) { return nil, errors.New("asked") }}
 	res, err := b.observe(llm, t0)
-	if err != nil || res.Skipped != 1 || llm.calls() != 0 || len(b.pending()) != 0 {
-		t.Errorf("sensitive fact: %s, %v, %d calls; want skipped and marked without a call", counts(res), err, llm.calls())
+	if err != nil || res.Skipped != 1 || llm.Calls() != 0 || len(b.pending()) != 0 {
+		t.Errorf("sensitive fact: %s, %v, %d calls; want skipped and marked without a call", counts(res), err, llm.Calls())
 	}
 }
 
@@ -403,7 +361,7 @@ func TestObserve_Pages(t *testing.T) {
 		b.fact("Sam", want[i], t0.Add(time.Duration(i)*time.Hour))
 	}
 	var seen []string
-	llm := &fakeLLM{answer: func(n int, req *memory.ChatRequest) (any, error) {
+	llm := &consolidate.ScriptLLM{Answer: func(n int, req *memory.ChatRequest) (any, error) {
 		line := strings.SplitN(req.Messages[0].Content, "\n", 2)[0]
 		seen = append(seen, line[strings.Index(line, "Sam: ")+5:])
 		if n%2 == 0 {

@@ -105,17 +105,17 @@ func TestMergeObservations_Merge(t *testing.T) {
 	k := b.putObs("obs_b", "Sam goes running each morning", 3, t0.Add(day), f[3], f[1], f[2])
 	b.putObs("obs_c", "Sam collects stamps", 4, t0)
 	now := t0.Add(10 * day)
-	llm := &fakeLLM{answer: func(n int, req *memory.ChatRequest) (any, error) {
+	llm := &consolidate.ScriptLLM{Answer: func(n int, req *memory.ChatRequest) (any, error) {
 		if req.Schema == nil || req.Schema.Name != "observation_merge" || req.Stage != consolidate.StageObservationMerge {
 			return nil, fmt.Errorf("request %d: schema %v", n, req.Schema)
 		}
 		return mergeAnswer("merge", "Sam runs every morning, rain or shine"), nil
 	}}
 	res, err := b.merge(llm, now)
-	if err != nil || res.Pairs != 1 || res.Merged != 1 || llm.calls() != 1 {
-		t.Fatalf("merge: %s, %v, %d calls; want one pair merged", mergeCounts(res), err, llm.calls())
+	if err != nil || res.Pairs != 1 || res.Merged != 1 || llm.Calls() != 1 {
+		t.Fatalf("merge: %s, %v, %d calls; want one pair merged", mergeCounts(res), err, llm.Calls())
 	}
-	p := llm.prompt(0)
+	p := llm.Prompt(0)
 	// The keeper (more evidence) is A in the prompt, with its sources.
 	if !strings.Contains(p, "A. (pattern; 3 supporting facts; since 2023-05-09) Sam goes running each morning") ||
 		!strings.Contains(p, "B. (pattern; 2 supporting facts; since 2023-05-08) Sam runs every morning") || !strings.Contains(p, "- [2023-05-08] Sam: Sam ran at 6am") {
@@ -139,8 +139,8 @@ func TestMergeObservations_Merge(t *testing.T) {
 	}
 	// Nothing left above the threshold: a second run asks nothing.
 	res, err = b.merge(llm, now.Add(day))
-	if err != nil || res.Pairs != 0 || llm.calls() != 1 {
-		t.Errorf("second run: %s, %v, %d calls; want nothing asked", mergeCounts(res), err, llm.calls())
+	if err != nil || res.Pairs != 0 || llm.Calls() != 1 {
+		t.Errorf("second run: %s, %v, %d calls; want nothing asked", mergeCounts(res), err, llm.Calls())
 	}
 }
 
@@ -162,15 +162,15 @@ func TestMergeObservations_Keep(t *testing.T) {
 			b := newObsBank(t)
 			b.putObs("obs_a", "Sam runs every morning", 1, t0)
 			b.putObs("obs_b", "Sam jogs every morning before work", 1, t0)
-			llm := &fakeLLM{answer: func(int, *memory.ChatRequest) (any, error) {
+			llm := &consolidate.ScriptLLM{Answer: func(int, *memory.ChatRequest) (any, error) {
 				if err, ok := c.answer.(error); ok {
 					return nil, err
 				}
 				return c.answer, nil
 			}}
 			res, err := b.merge(llm, t0.Add(day))
-			if err != nil || res.Pairs != 1 || res.Kept != c.kept || res.Failed != c.failed || res.Merged != 0 || llm.calls() != 1 {
-				t.Errorf("run: %s, %v, %d calls; want the pair asked once, kept %d, failed %d", mergeCounts(res), err, llm.calls(), c.kept, c.failed)
+			if err != nil || res.Pairs != 1 || res.Kept != c.kept || res.Failed != c.failed || res.Merged != 0 || llm.Calls() != 1 {
+				t.Errorf("run: %s, %v, %d calls; want the pair asked once, kept %d, failed %d", mergeCounts(res), err, llm.Calls(), c.kept, c.failed)
 			}
 			for _, id := range []string{"obs_a", "obs_b"} {
 				if o := b.obs(id); o.Status != memory.StatusActive || o.History != nil {
@@ -193,7 +193,7 @@ func TestMergeObservations_Chain(t *testing.T) {
 		b.putObs(id, fmt.Sprintf("Sam runs every morning (copy %d)", i), i+1, t0.Add(time.Duration(i)*time.Hour), fmt.Sprintf("f%d", i))
 	}
 	b.putObs("obs_x", "Sam collects stamps", 1, t0)
-	llm := &fakeLLM{answer: func(n int, _ *memory.ChatRequest) (any, error) {
+	llm := &consolidate.ScriptLLM{Answer: func(n int, _ *memory.ChatRequest) (any, error) {
 		return mergeAnswer("merge", fmt.Sprintf("Sam runs every morning (merge %d)", n)), nil
 	}}
 	res, err := b.merge(llm, t0.Add(day))
@@ -235,7 +235,7 @@ func TestMergeObservations_Keeper(t *testing.T) {
 			b := newObsBank(t)
 			b.putObs("obs_a", "Sam runs every morning", c.evA, c.createdA)
 			b.putObs("obs_b", "Sam jogs every morning", c.evB, c.create)
-			llm := &fakeLLM{answer: func(int, *memory.ChatRequest) (any, error) { return mergeAnswer("merge", "Sam runs each morning"), nil }}
+			llm := &consolidate.ScriptLLM{Answer: func(int, *memory.ChatRequest) (any, error) { return mergeAnswer("merge", "Sam runs each morning"), nil }}
 			if _, err := b.merge(llm, t0.Add(day)); err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +252,7 @@ func TestMergeObservations_ProviderDown(t *testing.T) {
 	b.putObs("obs_a", "Sam runs every morning", 1, t0)
 	b.putObs("obs_b", "Sam jogs every morning", 1, t0)
 	down := memory.Errorf(memory.EUNAVAILABLE, "provider down")
-	llm := &fakeLLM{answer: func(int, *memory.ChatRequest) (any, error) { return nil, down }}
+	llm := &consolidate.ScriptLLM{Answer: func(int, *memory.ChatRequest) (any, error) { return nil, down }}
 	res, err := b.merge(llm, t0.Add(day))
 	if !errors.Is(err, down) || res.Merged != 0 {
 		t.Errorf("run: %s, %v; want the provider's error", mergeCounts(res), err)

@@ -3,11 +3,9 @@ package consolidate
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -133,27 +131,6 @@ func (s *fakeSimilarStore) GroupFacts(_ context.Context, _ string, g *memory.Fac
 	return nil
 }
 
-// mergeLLM answers each call with answer(req), counting calls.
-type mergeLLM struct {
-	mu     sync.Mutex
-	answer func(req *memory.ChatRequest) (any, error)
-	calls  []*memory.ChatRequest
-}
-
-func (l *mergeLLM) Name() string { return "fake" }
-
-func (l *mergeLLM) Chat(_ context.Context, req *memory.ChatRequest) (*memory.ChatResponse, error) {
-	l.mu.Lock()
-	l.calls = append(l.calls, req)
-	l.mu.Unlock()
-	v, err := l.answer(req)
-	if err != nil {
-		return nil, err
-	}
-	b, _ := json.Marshal(v)
-	return &memory.ChatResponse{JSON: b}, nil
-}
-
 // birthday is a long sentence said twice by one speaker, the second time
 // without "total" and a comma: the near-exact case measured in the BEAM
 // dev set.
@@ -205,7 +182,7 @@ func TestMergeSimilar_LLM(t *testing.T) {
 	s.put(t, "f3", "Ann", "Alice left the backend team in March after three years leading the mobile app, mentoring interns and shipping the offline sync feature", 0, t0.Add(2*time.Minute))
 	s.refs = []memory.EntityRef{{FactID: "f1", EntityID: "alice"}, {FactID: "f1", EntityID: "backend"}}
 	broken := true
-	llm := &mergeLLM{answer: func(req *memory.ChatRequest) (any, error) {
+	llm := Script(func(req *memory.ChatRequest) (any, error) {
 		if req.Schema == nil || req.Schema.Name != "fact_merge" || req.Stage != StageMerge {
 			return nil, errors.New("unexpected request")
 		}
@@ -226,7 +203,7 @@ func TestMergeSimilar_LLM(t *testing.T) {
 			vs = append(vs, map[string]string{"candidate": id, "verdict": v})
 		}
 		return map[string]any{"verdicts": vs}, nil
-	}}
+	})
 	for _, pair := range [][2]string{{"f1", "f2"}, {"f1", "f3"}, {"f2", "f3"}} {
 		if c := vecCosine(s.byID(pair[0]).Embedding, s.byID(pair[1]).Embedding); c < DefaultMergeLLMCosine {
 			t.Fatalf("cosine(%s, %s) = %.3f: the test wants it above %.2f", pair[0], pair[1], c, DefaultMergeLLMCosine)
@@ -242,7 +219,7 @@ func TestMergeSimilar_LLM(t *testing.T) {
 		t.Fatalf("malformed answers: got %+v, merges %v, verdicts %v; want every asked pair failed", res, s.merges, s.verdicts)
 	}
 	broken = false
-	llm.calls = nil
+	llm.Reset()
 	res, err = MergeSimilar(t.Context(), s, "b", SimilarOptions{LLM: llm})
 	if err != nil {
 		t.Fatal(err)
@@ -258,13 +235,13 @@ func TestMergeSimilar_LLM(t *testing.T) {
 	if _, ok := s.verdicts[memory.NewFactPair("f1", "f3")]; !ok {
 		t.Errorf("verdicts: got %v, want (f1, f3) remembered as different", s.verdicts)
 	}
-	asked := len(llm.calls)
+	asked := llm.Calls()
 	res, err = MergeSimilar(t.Context(), s, "b", SimilarOptions{LLM: llm})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(llm.calls) != asked || res.Asked != 0 || res.Remembered == 0 {
-		t.Errorf("third run: %d new calls, result %+v; want none asked, the verdicts remembered", len(llm.calls)-asked, res)
+	if llm.Calls() != asked || res.Asked != 0 || res.Remembered == 0 {
+		t.Errorf("third run: %d new calls, result %+v; want none asked, the verdicts remembered", llm.Calls()-asked, res)
 	}
 }
 

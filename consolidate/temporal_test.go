@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,36 +17,6 @@ import (
 	"github.com/mnemo-ai/mnemo/store/sqlite"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
-
-// temporalLLM answers every call with answer(req) and records the requests.
-type temporalLLM struct {
-	mu     sync.Mutex
-	reqs   []*memory.ChatRequest
-	answer func(req *memory.ChatRequest) (any, error)
-}
-
-func (f *temporalLLM) Name() string { return "fake" }
-
-func (f *temporalLLM) Chat(_ context.Context, req *memory.ChatRequest) (*memory.ChatResponse, error) {
-	f.mu.Lock()
-	f.reqs = append(f.reqs, req)
-	f.mu.Unlock()
-	v, err := f.answer(req)
-	if err != nil {
-		return nil, err
-	}
-	raw, ok := v.(json.RawMessage)
-	if !ok {
-		raw, _ = json.Marshal(v)
-	}
-	return &memory.ChatResponse{Content: string(raw), JSON: raw}, nil
-}
-
-func (f *temporalLLM) calls() []*memory.ChatRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.reqs)
-}
 
 // temporalBank is a SQLite store with bank "b" whose vectors come from a
 // 64-dimensional hashing embedder.
@@ -131,21 +100,21 @@ func TestTemporal(t *testing.T) {
 		b.say("Carol", fmt.Sprintf("Carol note %d", i), now.Add(-time.Duration(60+i)*day))
 	}
 	const text = "Alice moved from leading mobile to the backend rewrite between day 80 and day 95"
-	llm := &temporalLLM{answer: func(req *memory.ChatRequest) (any, error) {
+	llm := consolidate.Script(func(req *memory.ChatRequest) (any, error) {
 		return patterns(
 			[]string{"transition", text, a[3], "f_unknown", a[0], a[2], a[0]},
 			[]string{"trend", "Alice does more backend work", "f_unknown"},
 			[]string{"pattern", "not a temporal kind", a[1]},
 			[]string{"cycle", "  ", a[1]},
 		), nil
-	}}
+	})
 
 	res := b.run(llm, now)
 	want := consolidate.TemporalResult{Entities: 1, Patterns: 1, Created: 1, Rejected: 3}
 	if *res != want {
 		t.Errorf("first run: %+v, want %+v", *res, want)
 	}
-	calls := llm.calls()
+	calls := llm.Requests()
 	if len(calls) != 1 {
 		t.Fatalf("first run: %d calls, want 1 (Alice only)", len(calls))
 	}
@@ -174,19 +143,19 @@ func TestTemporal(t *testing.T) {
 		t.Errorf("observation: %+v; want a transition resting on facts 0, 2, 3 in time order", *o)
 	}
 
-	if res := b.run(llm, now.Add(time.Hour)); *res != (consolidate.TemporalResult{}) || len(llm.calls()) != 1 {
-		t.Errorf("second run with no new fact: %+v, %d calls in all; want nothing and no call", *res, len(llm.calls()))
+	if res := b.run(llm, now.Add(time.Hour)); *res != (consolidate.TemporalResult{}) || len(llm.Requests()) != 1 {
+		t.Errorf("second run with no new fact: %+v, %d calls in all; want nothing and no call", *res, len(llm.Requests()))
 	}
 
 	a5 := b.say("Alice", "Alice gave her first backend design review", now.Add(-1*day))
-	llm.answer = func(req *memory.ChatRequest) (any, error) {
+	llm.Answer = func(int, *memory.ChatRequest) (any, error) {
 		return patterns([]string{"transition", text, a[0], a[2], a5, a[3]}), nil
 	}
 	res = b.run(llm, now.Add(2*time.Hour))
 	if want := (consolidate.TemporalResult{Entities: 1, Patterns: 1, Enriched: 1}); *res != want {
 		t.Errorf("run after a new fact: %+v, want %+v", *res, want)
 	}
-	if n := len(llm.calls()); n != 2 {
+	if n := len(llm.Requests()); n != 2 {
 		t.Errorf("%d calls in all, want 2", n)
 	}
 	obs = b.observations()
@@ -233,13 +202,13 @@ func TestTemporal_Failed(t *testing.T) {
 			for i := range 3 {
 				b.say("Alice", fmt.Sprintf("Alice fact %d", i), now.Add(-time.Duration(i+1)*day))
 			}
-			llm := &temporalLLM{answer: c.answer}
+			llm := consolidate.Script(c.answer)
 			for run := 1; run <= 2; run++ {
 				if res := b.run(llm, now); *res != (consolidate.TemporalResult{Entities: 1, Failed: 1}) {
 					t.Errorf("run %d: %+v, want 1 entity failed", run, *res)
 				}
 			}
-			if n := len(llm.calls()); n != 2 {
+			if n := len(llm.Requests()); n != 2 {
 				t.Errorf("%d calls, want 2 (asked again)", n)
 			}
 			if obs := b.observations(); len(obs) != 0 {
@@ -257,10 +226,10 @@ func TestTemporal_EmptyAnswer(t *testing.T) {
 	for i := range 3 {
 		b.say("Alice", fmt.Sprintf("Alice fact %d", i), now.Add(-time.Duration(i+1)*day))
 	}
-	llm := &temporalLLM{answer: func(*memory.ChatRequest) (any, error) { return patterns(), nil }}
+	llm := consolidate.Script(func(*memory.ChatRequest) (any, error) { return patterns(), nil })
 	b.run(llm, now)
-	if res := b.run(llm, now); *res != (consolidate.TemporalResult{}) || len(llm.calls()) != 1 {
-		t.Errorf("second run: %+v after %d calls, want nothing after 1", *res, len(llm.calls()))
+	if res := b.run(llm, now); *res != (consolidate.TemporalResult{}) || len(llm.Requests()) != 1 {
+		t.Errorf("second run: %+v after %d calls, want nothing after 1", *res, len(llm.Requests()))
 	}
 }
 
@@ -274,9 +243,9 @@ func TestTemporal_DuplicatesInOneAnswer(t *testing.T) {
 		ids = append(ids, b.say("Alice", fmt.Sprintf("Alice slept %d hours", 8-i), now.Add(-time.Duration(4-i)*day)))
 	}
 	const text = "Alice's sleep declined from 8 to 5 hours over four days"
-	llm := &temporalLLM{answer: func(*memory.ChatRequest) (any, error) {
+	llm := consolidate.Script(func(*memory.ChatRequest) (any, error) {
 		return patterns([]string{"trend", text, ids[0], ids[1]}, []string{"trend", text + ".", ids[2], ids[3]}), nil
-	}}
+	})
 	res := b.run(llm, now)
 	if want := (consolidate.TemporalResult{Entities: 1, Patterns: 2, Created: 1, Enriched: 1}); *res != want {
 		t.Errorf("run: %+v, want %+v", *res, want)
@@ -307,7 +276,7 @@ func TestScoreImportance(t *testing.T) {
 	}
 	d := consolidate.NewDefaults().Importance
 	failSecond := true
-	llm := &temporalLLM{answer: func(req *memory.ChatRequest) (any, error) {
+	llm := consolidate.Script(func(req *memory.ChatRequest) (any, error) {
 		content := req.Messages[0].Content
 		if failSecond && strings.Contains(content, ids[20]) {
 			return json.RawMessage(`{"scores": "later"}`), nil
@@ -320,12 +289,12 @@ func TestScoreImportance(t *testing.T) {
 		}
 		scores = append(scores, map[string]any{"fact": "f_unknown", "importance": 0.5})
 		return map[string]any{"scores": scores}, nil
-	}}
+	})
 	res, err := consolidate.ScoreImportance(b.ctx, b.s, llm, "b", t0, d)
 	if err != nil || *res != (consolidate.ImportanceResult{Scored: 19, Failed: 6}) {
 		t.Fatalf("first run: %+v, %v; want 19 scored, 6 failed (one left out, a malformed batch of 5)", res, err)
 	}
-	if n := len(llm.calls()); n != 2 || llm.calls()[0].Schema.Name != "importance" {
+	if n := len(llm.Requests()); n != 2 || llm.Requests()[0].Schema.Name != "importance" {
 		t.Errorf("%d calls, want 2 (batches of %d)", n, d.BatchSize)
 	}
 	f, err := b.s.Facts(b.ctx, "b", []string{ids[7], ids[3]})
@@ -335,8 +304,8 @@ func TestScoreImportance(t *testing.T) {
 	failSecond = false
 	res, err = consolidate.ScoreImportance(b.ctx, b.s, llm, "b", t0, d)
 	// Fact 3 is left out again: it stays unscored.
-	if err != nil || *res != (consolidate.ImportanceResult{Scored: 5, Failed: 1}) || len(llm.calls()) != 3 {
-		t.Errorf("second run: %+v, %v after %d calls; want the 5 failed scored and fact 3 left out, in one call", res, err, len(llm.calls()))
+	if err != nil || *res != (consolidate.ImportanceResult{Scored: 5, Failed: 1}) || len(llm.Requests()) != 3 {
+		t.Errorf("second run: %+v, %v after %d calls; want the 5 failed scored and fact 3 left out, in one call", res, err, len(llm.Requests()))
 	}
 	if _, err := consolidate.ScoreImportance(b.ctx, b.s, nil, "b", t0, d); err == nil {
 		t.Error("ScoreImportance(no LLM): no error, want skipped")
