@@ -183,15 +183,42 @@ func consolidationSettings(s memory.BankSettings, rc consolidate.RunnerConfig) (
 }
 
 // ConsolidationSettings lists every consolidation number and trigger of
-// bank with its value, the bank's overrides applied (consolidate.Knobs).
-// A bank sets them through its settings' Consolidation map (UpdateBank,
-// ChangeBank).
+// bank with its value, the bank's overrides applied and marked
+// (consolidate.Knobs). SetConsolidationSettings changes them.
 func (e *Engine) ConsolidationSettings(ctx context.Context, bank string) ([]consolidate.Knob, error) {
-	d, rc, err := e.bankConsolidation(ctx, defaultBank(bank))
+	b, err := e.store.Bank(ctx, defaultBank(bank))
 	if err != nil {
 		return nil, err
 	}
-	return consolidate.Knobs(d, rc), nil
+	return knobsOf(b.Settings, e.runnerCfg)
+}
+
+// SetConsolidationSettings overrides bank's consolidation settings by
+// name: a value sets the knob for the bank, "" goes back to the default
+// (memory.PatchSettings); names left out keep their value. An unknown
+// name or a bad value is EINVALID and changes nothing. It returns every
+// knob as ConsolidationSettings does.
+func (e *Engine) SetConsolidationSettings(ctx context.Context, bank string, patch map[string]string) ([]consolidate.Knob, error) {
+	b, err := e.ChangeBank(ctx, bank, func(s *memory.BankSettings) {
+		s.Consolidation = memory.PatchSettings(s.Consolidation, patch)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return knobsOf(b.Settings, e.runnerCfg)
+}
+
+// knobsOf lists the knobs of a bank with settings s, its overrides marked.
+func knobsOf(s memory.BankSettings, rc consolidate.RunnerConfig) ([]consolidate.Knob, error) {
+	d, rc, err := consolidationSettings(s, rc)
+	if err != nil {
+		return nil, err
+	}
+	knobs := consolidate.Knobs(d, rc)
+	for i := range knobs {
+		_, knobs[i].Overridden = s.Consolidation[knobs[i].Name]
+	}
+	return knobs, nil
 }
 
 // Runs lists bank's consolidation runs, newest first, at most limit (0:

@@ -34,6 +34,9 @@ type Knob struct {
 	// Kind is how its value is spelled: duration, number, integer,
 	// switch, list or timezone.
 	Kind string `json:"kind"`
+	// Overridden is true when the bank sets the knob; Knobs leaves it
+	// false (it sees values, not where they came from).
+	Overridden bool `json:"overridden"`
 }
 
 // MaxOverrides bounds how many knobs one bank may set.

@@ -69,13 +69,11 @@ func NewTiers(s *memory.TierStats) Tiers {
 	return Tiers{L0: s.L0, L1: s.L1, L2: s.L2, LowSalience: s.LowSalience, EarlyPromotion: s.EarlyPromotion}
 }
 
-// NewConsolidationSettings is knobs' wire shape, each marked overridden
-// when the bank's overrides name it.
-func NewConsolidationSettings(knobs []consolidate.Knob, overrides map[string]string) ConsolidationSettings {
+// NewConsolidationSettings is knobs' wire shape.
+func NewConsolidationSettings(knobs []consolidate.Knob) ConsolidationSettings {
 	out := ConsolidationSettings{Settings: make([]ConsolidationSetting, 0, len(knobs))}
 	for _, k := range knobs {
-		_, set := overrides[k.Name]
-		out.Settings = append(out.Settings, ConsolidationSetting{Name: k.Name, Value: k.Value, Kind: k.Kind, Overridden: set})
+		out.Settings = append(out.Settings, ConsolidationSetting{Name: k.Name, Value: k.Value, Kind: k.Kind, Overridden: k.Overridden})
 	}
 	return out
 }

@@ -74,9 +74,7 @@ passes that need one.`,
 					}
 					defer ceng.Close()
 					if dreams {
-						if _, err := ceng.ChangeBank(ctx, bank, func(s *memory.BankSettings) {
-							s.Consolidation = memory.PatchSettings(s.Consolidation, map[string]string{"dreams": "on"})
-						}); err != nil {
+						if _, err := ceng.SetConsolidationSettings(ctx, bank, map[string]string{"dreams": "on"}); err != nil {
 							return nil, err
 						}
 					}

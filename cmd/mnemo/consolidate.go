@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo"
+	"github.com/mnemo-ai/mnemo/consolidate"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
@@ -90,33 +91,27 @@ an IANA name (Europe/Paris).`,
 				return err
 			}
 			ctx := cmd.Context()
-			if len(set) > 0 || len(reset) > 0 {
-				patch := map[string]string{}
-				for _, kv := range set {
-					k, v, ok := strings.Cut(kv, "=")
-					if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
-						return memory.Errorf(memory.EINVALID, "--set %q: want NAME=VALUE", kv)
-					}
-					patch[strings.TrimSpace(k)] = strings.TrimSpace(v)
+			patch := map[string]string{}
+			for _, kv := range set {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
+					return memory.Errorf(memory.EINVALID, "--set %q: want NAME=VALUE", kv)
 				}
-				for _, k := range reset {
-					patch[k] = ""
-				}
-				if _, err := eng.ChangeBank(ctx, g.bank, func(s *memory.BankSettings) {
-					s.Consolidation = memory.PatchSettings(s.Consolidation, patch)
-				}); err != nil {
-					return err
-				}
+				patch[strings.TrimSpace(k)] = strings.TrimSpace(v)
 			}
-			b, err := eng.Bank(ctx, g.bank)
+			for _, k := range reset {
+				patch[k] = ""
+			}
+			var knobs []consolidate.Knob
+			if len(patch) > 0 {
+				knobs, err = eng.SetConsolidationSettings(ctx, g.bank, patch)
+			} else {
+				knobs, err = eng.ConsolidationSettings(ctx, g.bank)
+			}
 			if err != nil {
 				return err
 			}
-			knobs, err := eng.ConsolidationSettings(ctx, g.bank)
-			if err != nil {
-				return err
-			}
-			out := wire.NewConsolidationSettings(knobs, b.Settings.Consolidation)
+			out := wire.NewConsolidationSettings(knobs)
 			if g.json {
 				return g.printJSON(out)
 			}

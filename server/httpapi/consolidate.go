@@ -43,15 +43,11 @@ func (s *Server) registerConsolidate() {
 		})
 	register(s, op(http.MethodGet, "/v1/banks/{bank}/consolidation", "consolidationSettings", "List a bank's consolidation settings (numbers and triggers) with their values; PATCH /v1/banks/{bank} overrides them", ScopeRead, "consolidation"),
 		func(ctx context.Context, in *bankPath) (*consolidationSettingsOutput, error) {
-			b, err := s.eng.Bank(ctx, in.Bank)
-			if err != nil {
-				return nil, s.fail(err)
-			}
 			knobs, err := s.eng.ConsolidationSettings(ctx, in.Bank)
 			if err != nil {
 				return nil, s.fail(err)
 			}
-			return &consolidationSettingsOutput{Body: wire.NewConsolidationSettings(knobs, b.Settings.Consolidation)}, nil
+			return &consolidationSettingsOutput{Body: wire.NewConsolidationSettings(knobs)}, nil
 		})
 	register(s, op(http.MethodGet, "/v1/banks/{bank}/runs", "listRuns", "List a bank's consolidation runs, newest first", ScopeRead, "consolidation"),
 		func(ctx context.Context, in *limitInput) (*runListOutput, error) {
