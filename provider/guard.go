@@ -507,10 +507,9 @@ func final(prefix, what string, attempts int, err error, timedOut bool, timeout 
 	return out
 }
 
-// MapError turns the failure of one SDK call (openai-go, anthropic-sdk-go
-// and alike) into an [*Error]. res is the HTTP response when one arrived
-// (captured with the SDK's WithResponseInto option); the SDKs leave an
-// error response's body readable. secret, usually the API key, is
+// MapError turns the failure of one HTTP call to a provider into an
+// [*Error]. res is the HTTP response when one arrived, its body still
+// readable ([PostJSON] and the rerank client pass it). secret, usually the API key, is
 // redacted from every message.
 //
 // The caller's context ending gives EUNAVAILABLE "timeout" or "canceled"

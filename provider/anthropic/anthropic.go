@@ -1,6 +1,8 @@
-// Package anthropic is the client for Anthropic's Messages API, built on
-// the official anthropic-sdk-go with the SDK's retries turned off:
-// retries, timeouts and the concurrency cap live in provider.Guard.
+// Package anthropic is the client for Anthropic's Messages API. It speaks
+// the REST API directly with net/http and encoding/json (the official SDK
+// added resident memory and binary size to every mnemo process, started
+// or not): one request per call, no retries; retries, timeouts and the
+// concurrency cap live in provider.Guard.
 //
 // Structured output goes through a forced tool call: the request offers
 // one tool named after the schema, with the schema as its input_schema,
@@ -18,10 +20,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
-
-	sdk "github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/provider"
@@ -34,9 +32,14 @@ const DefaultBaseURL = "https://api.anthropic.com"
 // (the Messages API requires a bound).
 const DefaultMaxTokens = 4096
 
-// requestTimeout is passed to the SDK so that it does not compute its
-// own; the caller's context (through provider.Guard) bounds each call.
-const requestTimeout = time.Hour
+// apiVersion is the Messages API version the client speaks.
+const apiVersion = "2023-06-01"
+
+// Stop reasons the client tells apart.
+const (
+	stopMaxTokens = "max_tokens"
+	stopRefusal   = "refusal"
+)
 
 // wrapKey names the property a non-object schema is wrapped in: tool
 // inputs must be objects.
@@ -64,9 +67,67 @@ type Config struct {
 // Client is an Anthropic chat model; it implements [memory.LLM]. It is
 // safe for concurrent use.
 type Client struct {
-	cfg Config
-	svc sdk.MessageService
+	cfg    Config
+	url    string
+	header http.Header
 }
+
+// The request and reply of /v1/messages, as far as mnemo uses them.
+type (
+	messagesRequest struct {
+		Model       string      `json:"model"`
+		MaxTokens   int         `json:"max_tokens"`
+		Temperature float64     `json:"temperature"`
+		System      []textBlock `json:"system,omitempty"`
+		Messages    []message   `json:"messages"`
+		Tools       []tool      `json:"tools,omitempty"`
+		ToolChoice  *toolChoice `json:"tool_choice,omitempty"`
+	}
+	message struct {
+		Role    string `json:"role"`
+		Content []any  `json:"content"` // textBlock, toolUseBlock, toolResultBlock
+	}
+	textBlock struct {
+		Type string `json:"type"` // "text"
+		Text string `json:"text"`
+	}
+	toolUseBlock struct {
+		Type  string          `json:"type"` // "tool_use"
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	}
+	toolResultBlock struct {
+		Type      string `json:"type"` // "tool_result"
+		ToolUseID string `json:"tool_use_id"`
+		Content   string `json:"content"`
+	}
+	tool struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description,omitempty"`
+		InputSchema map[string]any `json:"input_schema"`
+	}
+	toolChoice struct {
+		Type string `json:"type"` // "tool" or "any"
+		Name string `json:"name,omitempty"`
+	}
+	messageReply struct {
+		Content []struct {
+			Type  string          `json:"type"`
+			Text  string          `json:"text"`
+			ID    string          `json:"id"`
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		} `json:"content"`
+		StopReason string `json:"stop_reason"`
+		Usage      struct {
+			InputTokens              int `json:"input_tokens"`
+			OutputTokens             int `json:"output_tokens"`
+			CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+			CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+		} `json:"usage"`
+	}
+)
 
 var _ memory.LLM = (*Client)(nil)
 
@@ -79,24 +140,16 @@ func New(cfg Config) *Client {
 	if cfg.MaxTokens <= 0 {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	// Only explicit options: the SDK's NewClient reads ANTHROPIC_* variables.
-	opts := []option.RequestOption{
-		option.WithBaseURL(strings.TrimSuffix(strings.TrimRight(cfg.BaseURL, "/"), "/v1") + "/"),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0), // provider.Guard retries
-		option.WithRequestTimeout(requestTimeout),
+	h := http.Header{}
+	for k, v := range cfg.Headers {
+		h.Set(k, v)
 	}
 	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		h.Set("X-Api-Key", cfg.APIKey)
 	}
-	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	return &Client{cfg: cfg, svc: sdk.NewMessageService(opts...)}
+	h.Set("Anthropic-Version", apiVersion)
+	base := strings.TrimSuffix(strings.TrimRight(cfg.BaseURL, "/"), "/v1")
+	return &Client{cfg: cfg, url: base + "/v1/messages", header: h}
 }
 
 // Name returns "anthropic:" followed by the model.
@@ -126,40 +179,35 @@ func (c *Client) Chat(ctx context.Context, req *memory.ChatRequest) (*memory.Cha
 	if err != nil {
 		return nil, err
 	}
-	var res *http.Response
-	msg, err := c.svc.New(ctx, p, option.WithResponseInto(&res))
-	if err != nil {
-		return nil, provider.MapError(ctx, err, res, c.cfg.APIKey)
+	var msg messageReply
+	if err := provider.PostJSON(ctx, c.cfg.HTTPClient, c.url, c.header, p, &msg, c.cfg.APIKey); err != nil {
+		return nil, err
 	}
-	return reply(req, msg, wrapped)
+	return reply(req, &msg, wrapped)
 }
 
-// params builds the SDK request; wrapped reports that the schema was
-// wrapped in an object under [wrapKey].
-func (c *Client) params(req *memory.ChatRequest) (sdk.MessageNewParams, bool, error) {
+// params builds the request; wrapped reports that the schema was wrapped
+// in an object under [wrapKey].
+func (c *Client) params(req *memory.ChatRequest) (*messagesRequest, bool, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = c.cfg.MaxTokens
 	}
-	p := sdk.MessageNewParams{
-		Model:       sdk.Model(c.cfg.Model),
-		MaxTokens:   int64(maxTokens),
-		Temperature: sdk.Float(req.Temperature),
-	}
+	p := &messagesRequest{Model: c.cfg.Model, MaxTokens: maxTokens, Temperature: req.Temperature}
 	if req.System != "" {
-		p.System = []sdk.TextBlockParam{{Text: req.System}}
+		p.System = []textBlock{{Type: "text", Text: req.System}}
 	}
 	msgs, err := messages(req.Messages)
 	if err != nil {
-		return p, false, err
+		return nil, false, err
 	}
 	p.Messages = msgs
 	for _, t := range req.Tools {
-		tool, err := toolParam(t.Name, t.Description, t.Parameters)
+		tl, err := toolParam(t.Name, t.Description, t.Parameters)
 		if err != nil {
-			return p, false, err
+			return nil, false, err
 		}
-		p.Tools = append(p.Tools, tool)
+		p.Tools = append(p.Tools, tl)
 	}
 	var wrapped bool
 	if s := req.Schema; s != nil {
@@ -171,15 +219,15 @@ func (c *Client) params(req *memory.ChatRequest) (sdk.MessageNewParams, bool, er
 		if desc == "" {
 			desc = "Record the answer. Call this tool with the complete answer as its input."
 		}
-		tool, err := toolParam(s.Name, desc, schema)
+		tl, err := toolParam(s.Name, desc, schema)
 		if err != nil {
-			return p, false, err
+			return nil, false, err
 		}
-		p.Tools = append(p.Tools, tool)
+		p.Tools = append(p.Tools, tl)
 		if len(req.Tools) == 0 {
-			p.ToolChoice = sdk.ToolChoiceParamOfTool(s.Name)
+			p.ToolChoice = &toolChoice{Type: "tool", Name: s.Name}
 		} else {
-			p.ToolChoice = sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{}}
+			p.ToolChoice = &toolChoice{Type: "any"}
 		}
 	}
 	return p, wrapped, nil
@@ -187,9 +235,9 @@ func (c *Client) params(req *memory.ChatRequest) (sdk.MessageNewParams, bool, er
 
 // messages converts the chat, merging consecutive turns of one side (tool
 // results travel in the user turn that follows the tool calls).
-func messages(in []memory.ChatMessage) ([]sdk.MessageParam, error) {
-	var out []sdk.MessageParam
-	add := func(role sdk.MessageParamRole, blocks ...sdk.ContentBlockParamUnion) {
+func messages(in []memory.ChatMessage) ([]message, error) {
+	var out []message
+	add := func(role string, blocks ...any) {
 		if len(blocks) == 0 {
 			return
 		}
@@ -197,27 +245,30 @@ func messages(in []memory.ChatMessage) ([]sdk.MessageParam, error) {
 			out[n-1].Content = append(out[n-1].Content, blocks...)
 			return
 		}
-		out = append(out, sdk.MessageParam{Role: role, Content: blocks})
+		out = append(out, message{Role: role, Content: blocks})
 	}
 	for i, m := range in {
 		switch m.Role {
 		case memory.RoleUser:
-			add(sdk.MessageParamRoleUser, sdk.NewTextBlock(m.Content))
+			add("user", textBlock{Type: "text", Text: m.Content})
 		case memory.RoleAssistant:
-			var blocks []sdk.ContentBlockParamUnion
+			var blocks []any
 			if m.Content != "" {
-				blocks = append(blocks, sdk.NewTextBlock(m.Content))
+				blocks = append(blocks, textBlock{Type: "text", Text: m.Content})
 			}
 			for _, tc := range m.ToolCalls {
-				input := json.RawMessage(tc.Arguments)
-				if len(bytes.TrimSpace(input)) == 0 {
+				input := json.RawMessage(bytes.TrimSpace(tc.Arguments))
+				if len(input) == 0 {
 					input = json.RawMessage("{}")
 				}
-				blocks = append(blocks, sdk.NewToolUseBlock(tc.ID, input, tc.Name))
+				if !json.Valid(input) {
+					return nil, memory.Errorf(memory.EINVALID, "chat: message %d: tool call %s: arguments are not JSON", i, tc.ID)
+				}
+				blocks = append(blocks, toolUseBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
 			}
-			add(sdk.MessageParamRoleAssistant, blocks...)
+			add("assistant", blocks...)
 		case memory.RoleTool:
-			add(sdk.MessageParamRoleUser, sdk.NewToolResultBlock(m.ToolCallID, m.Content, false))
+			add("user", toolResultBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content})
 		default:
 			return nil, memory.Errorf(memory.EINVALID, "chat: message %d: unknown role %q", i, m.Role)
 		}
@@ -225,37 +276,21 @@ func messages(in []memory.ChatMessage) ([]sdk.MessageParam, error) {
 	return out, nil
 }
 
-// toolParam builds a tool from a JSON Schema object.
-func toolParam(name, desc string, schema json.RawMessage) (sdk.ToolUnionParam, error) {
-	in := sdk.ToolInputSchemaParam{Properties: map[string]any{}}
+// toolParam builds a tool from a JSON Schema object: its input_schema is
+// the schema as an object type, without "$schema".
+func toolParam(name, desc string, schema json.RawMessage) (tool, error) {
+	in := map[string]any{}
 	if len(bytes.TrimSpace(schema)) > 0 {
-		var m map[string]any
-		if err := json.Unmarshal(schema, &m); err != nil {
-			return sdk.ToolUnionParam{}, memory.Errorf(memory.EINVALID, "chat: tool %s: schema is not a JSON object", name)
-		}
-		if props, ok := m["properties"]; ok {
-			in.Properties = props
-		}
-		if req, ok := m["required"].([]any); ok {
-			for _, r := range req {
-				if s, ok := r.(string); ok {
-					in.Required = append(in.Required, s)
-				}
-			}
-		}
-		delete(m, "type")
-		delete(m, "properties")
-		delete(m, "required")
-		delete(m, "$schema")
-		if len(m) > 0 {
-			in.ExtraFields = m
+		if err := json.Unmarshal(schema, &in); err != nil || in == nil {
+			return tool{}, memory.Errorf(memory.EINVALID, "chat: tool %s: schema is not a JSON object", name)
 		}
 	}
-	tool := sdk.ToolUnionParamOfTool(in, name)
-	if desc != "" {
-		tool.OfTool.Description = sdk.String(desc)
+	delete(in, "$schema")
+	in["type"] = "object"
+	if _, ok := in["properties"]; !ok {
+		in["properties"] = map[string]any{}
 	}
-	return tool, nil
+	return tool{Name: name, Description: desc, InputSchema: in}, nil
 }
 
 // isObjectSchema reports whether schema describes JSON objects.
@@ -285,10 +320,10 @@ func wrapSchema(schema []byte) []byte {
 }
 
 // reply turns a message into a response.
-func reply(req *memory.ChatRequest, msg *sdk.Message, wrapped bool) (*memory.ChatResponse, error) {
+func reply(req *memory.ChatRequest, msg *messageReply, wrapped bool) (*memory.ChatResponse, error) {
 	resp := &memory.ChatResponse{Usage: memory.Usage{
-		InputTokens:  int(msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens + msg.Usage.CacheCreationInputTokens),
-		OutputTokens: int(msg.Usage.OutputTokens),
+		InputTokens:  msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens + msg.Usage.CacheCreationInputTokens,
+		OutputTokens: msg.Usage.OutputTokens,
 	}}
 	var text strings.Builder
 	var answer json.RawMessage
@@ -319,7 +354,7 @@ func reply(req *memory.ChatRequest, msg *sdk.Message, wrapped bool) (*memory.Cha
 		if len(resp.ToolCalls) > 0 {
 			return resp, nil // the model chose another tool
 		}
-		if msg.StopReason == sdk.StopReasonRefusal {
+		if msg.StopReason == stopRefusal {
 			return resp, memory.Errorf(memory.EINVALID, "model refused: %s", provider.OneLine(resp.Content, 200))
 		}
 		// No tool call: take JSON from the text, as a last resort.
@@ -337,7 +372,7 @@ func reply(req *memory.ChatRequest, msg *sdk.Message, wrapped bool) (*memory.Cha
 		answer = w[wrapKey]
 	}
 	if err := provider.Validate(req.Schema, answer); err != nil {
-		if msg.StopReason == sdk.StopReasonMaxTokens {
+		if msg.StopReason == stopMaxTokens {
 			return resp, malformed(msg.StopReason, "%s", err.Error())
 		}
 		if !errors.Is(err, provider.ErrMalformed) {
@@ -355,9 +390,9 @@ func reply(req *memory.ChatRequest, msg *sdk.Message, wrapped bool) (*memory.Cha
 
 // malformed builds a malformed-answer error, naming the token limit when
 // the reply was cut by it.
-func malformed(stop sdk.StopReason, format string, args ...any) error {
+func malformed(stop string, format string, args ...any) error {
 	e := provider.Malformed(format, args...)
-	if stop == sdk.StopReasonMaxTokens {
+	if stop == stopMaxTokens {
 		e.Message = "reply cut at the token limit (stop_reason max_tokens): " + e.Message
 	}
 	return e

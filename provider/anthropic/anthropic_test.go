@@ -112,6 +112,9 @@ func TestClient_Chat(t *testing.T) {
 		if got, want := r.Header.Get("x-api-key"), testKey; got != want {
 			t.Errorf("x-api-key = %q, want %q", got, want)
 		}
+		if got, want := r.Header.Get("anthropic-version"), "2023-06-01"; got != want {
+			t.Errorf("anthropic-version = %q, want %q", got, want)
+		}
 		if got := r.Header.Get("anthropic-version"); got == "" {
 			t.Error("no anthropic-version header")
 		}
@@ -294,7 +297,7 @@ func TestClient_Chat(t *testing.T) {
 				t.Errorf("HTTP %d: error %q contains the API key", tt.status, err)
 			}
 			if got, want := len(f.reqs), 1; got != want {
-				t.Errorf("HTTP %d: requests = %d, want %d (no SDK retries)", tt.status, got, want)
+				t.Errorf("HTTP %d: requests = %d, want %d (no client retries)", tt.status, got, want)
 			}
 		}
 	})

@@ -6,9 +6,6 @@ import (
 	"net/http"
 	"sort"
 
-	oai "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/provider"
 )
@@ -45,9 +42,26 @@ type EmbedConfig struct {
 // endpoint; it implements [memory.Embedder]. Vectors are L2-normalised.
 // It is safe for concurrent use.
 type Embedder struct {
-	cfg EmbedConfig
-	svc oai.EmbeddingService
+	cfg    EmbedConfig
+	url    string
+	header http.Header
 }
+
+// The request and reply of /embeddings.
+type (
+	embedRequest struct {
+		Model          string   `json:"model"`
+		Input          []string `json:"input"`
+		EncodingFormat string   `json:"encoding_format"`
+		Dimensions     int      `json:"dimensions,omitempty"`
+	}
+	embedReply struct {
+		Data []struct {
+			Index     int       `json:"index"`
+			Embedding []float64 `json:"embedding"`
+		} `json:"data"`
+	}
+)
 
 var _ memory.Embedder = (*Embedder)(nil)
 
@@ -68,7 +82,7 @@ func NewEmbedder(ctx context.Context, cfg EmbedConfig) (*Embedder, error) {
 	if cfg.Dimension < 0 {
 		return nil, memory.Errorf(memory.EINVALID, "embedder: negative dimension %d", cfg.Dimension)
 	}
-	e := &Embedder{cfg: cfg, svc: oai.NewEmbeddingService(options(cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.Headers)...)}
+	e := &Embedder{cfg: cfg, url: endpoint(cfg.BaseURL, "embeddings"), header: headers(cfg.APIKey, cfg.Headers)}
 	if cfg.Dimension == 0 {
 		v, err := e.batch(ctx, []string{probeText})
 		if err != nil {
@@ -116,18 +130,13 @@ func (e *Embedder) batch(ctx context.Context, texts []string) ([][]float32, erro
 		}
 		input[i] = t
 	}
-	p := oai.EmbeddingNewParams{
-		Model:          oai.EmbeddingModel(e.cfg.Model),
-		Input:          oai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: input},
-		EncodingFormat: oai.EmbeddingNewParamsEncodingFormatFloat,
-	}
+	p := embedRequest{Model: e.cfg.Model, Input: input, EncodingFormat: "float"}
 	if e.cfg.RequestDimensions && e.cfg.Dimension > 0 {
-		p.Dimensions = oai.Int(int64(e.cfg.Dimension))
+		p.Dimensions = e.cfg.Dimension
 	}
-	var res *http.Response
-	resp, err := e.svc.New(ctx, p, option.WithResponseInto(&res))
-	if err != nil {
-		return nil, provider.MapError(ctx, err, res, e.cfg.APIKey)
+	var resp embedReply
+	if err := provider.PostJSON(ctx, e.cfg.HTTPClient, e.url, e.header, p, &resp, e.cfg.APIKey); err != nil {
+		return nil, err
 	}
 	if len(resp.Data) != len(texts) {
 		return nil, provider.Malformed("embeddings reply has %d vectors for %d texts", len(resp.Data), len(texts))
@@ -136,7 +145,7 @@ func (e *Embedder) batch(ctx context.Context, texts []string) ([][]float32, erro
 	sort.SliceStable(data, func(i, j int) bool { return data[i].Index < data[j].Index })
 	out := make([][]float32, len(data))
 	for i, d := range data {
-		if int(d.Index) != i {
+		if d.Index != i {
 			return nil, provider.Malformed("embeddings reply has index %d at position %d", d.Index, i)
 		}
 		if len(d.Embedding) == 0 {

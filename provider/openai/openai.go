@@ -1,8 +1,10 @@
 // Package openai is the client for OpenAI-compatible chat and embedding
 // APIs: OpenAI itself and, by base URL, Ollama (/v1), vLLM, llama.cpp
-// server, LM Studio and OpenRouter. It is built on the official
-// openai-go SDK with the SDK's retries turned off: retries, timeouts and
-// the concurrency cap live in provider.Guard.
+// server, LM Studio and OpenRouter. It speaks the REST API directly with
+// net/http and encoding/json (the official SDK added 8 MB of resident
+// memory and 25 MB of binary to every mnemo process, started or not): one
+// request per call, no retries; retries, timeouts and the concurrency cap
+// live in provider.Guard.
 //
 // Structured output degrades by what the server accepts: response_format
 // json_schema first, then json_object with the schema in the system
@@ -21,10 +23,6 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
-
-	oai "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/provider"
@@ -61,8 +59,9 @@ type Config struct {
 // It is safe for concurrent use. It remembers which structured-output mode
 // and parameters the server accepts, so a fallback is paid once.
 type Client struct {
-	cfg  Config
-	chat oai.ChatCompletionService
+	cfg    Config
+	url    string      // BaseURL + "/chat/completions"
+	header http.Header // authorization and the configured headers
 
 	mode             atomic.Int32 // modeJSONSchema, modeJSONObject or modePrompt
 	noTemperature    atomic.Bool  // the model rejects "temperature"
@@ -77,27 +76,25 @@ func New(cfg Config) *Client {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	return &Client{cfg: cfg, chat: oai.NewChatCompletionService(options(cfg.BaseURL, cfg.APIKey, cfg.HTTPClient, cfg.Headers)...)}
+	return &Client{cfg: cfg, url: endpoint(cfg.BaseURL, "chat/completions"), header: headers(cfg.APIKey, cfg.Headers)}
 }
 
-// options builds the SDK options. Only explicit options are used: the SDK
-// constructors that read OPENAI_* variables are avoided on purpose.
-func options(baseURL, apiKey string, hc *http.Client, headers map[string]string) []option.RequestOption {
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(strings.TrimRight(baseURL, "/") + "/"),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0), // provider.Guard retries
+// endpoint joins the base URL and a path.
+func endpoint(baseURL, path string) string {
+	return strings.TrimRight(baseURL, "/") + "/" + path
+}
+
+// headers returns the headers every request carries: the key as a bearer
+// token (none when empty) and the configured extras.
+func headers(apiKey string, extra map[string]string) http.Header {
+	h := http.Header{}
+	for k, v := range extra {
+		h.Set(k, v)
 	}
 	if apiKey != "" {
-		opts = append(opts, option.WithAPIKey(apiKey))
+		h.Set("Authorization", "Bearer "+apiKey)
 	}
-	for k, v := range headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	return opts
+	return h
 }
 
 // Name returns "openai:" followed by the model.
@@ -177,9 +174,81 @@ func formatRejected(status int, msg string) bool {
 	return false
 }
 
-// params builds the SDK request for req in the given mode.
-func (c *Client) params(req *memory.ChatRequest, mode int32) (oai.ChatCompletionNewParams, error) {
-	p := oai.ChatCompletionNewParams{Model: shared.ChatModel(c.cfg.Model)}
+// The request and reply of /chat/completions, as far as mnemo uses them.
+type (
+	chatRequest struct {
+		Model               string          `json:"model"`
+		Messages            []chatMessage   `json:"messages"`
+		Tools               []chatTool      `json:"tools,omitempty"`
+		ResponseFormat      *responseFormat `json:"response_format,omitempty"`
+		MaxTokens           int             `json:"max_tokens,omitempty"`
+		MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+		Temperature         *float64        `json:"temperature,omitempty"`
+	}
+	chatMessage struct {
+		Role       string     `json:"role"`
+		Content    *string    `json:"content,omitempty"`
+		ToolCalls  []toolCall `json:"tool_calls,omitempty"`
+		ToolCallID string     `json:"tool_call_id,omitempty"`
+	}
+	toolCall struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	chatTool struct {
+		Type     string       `json:"type"`
+		Function functionSpec `json:"function"`
+	}
+	functionSpec struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	responseFormat struct {
+		Type       string      `json:"type"`
+		JSONSchema *jsonSchema `json:"json_schema,omitempty"`
+	}
+	jsonSchema struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Schema      json.RawMessage `json:"schema"`
+		Strict      bool            `json:"strict"`
+	}
+	chatCompletion struct {
+		Choices []struct {
+			Message struct {
+				Content   *string `json:"content"`
+				Refusal   string  `json:"refusal"`
+				ToolCalls []struct {
+					ID       string `json:"id"`
+					Type     string `json:"type"`
+					Function struct {
+						Name string `json:"name"`
+						// Arguments is a JSON string holding an object;
+						// some servers (Ollama) send the object itself.
+						Arguments json.RawMessage `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+)
+
+// text returns a pointer to s, for a message's content.
+func text(s string) *string { return &s }
+
+// params builds the request for req in the given mode.
+func (c *Client) params(req *memory.ChatRequest, mode int32) (*chatRequest, error) {
+	p := &chatRequest{Model: c.cfg.Model}
 	system := req.System
 	if req.Schema != nil && mode != modeJSONSchema {
 		if system != "" {
@@ -188,107 +257,106 @@ func (c *Client) params(req *memory.ChatRequest, mode int32) (oai.ChatCompletion
 		system += provider.SchemaPrompt(req.Schema)
 	}
 	if system != "" {
-		p.Messages = append(p.Messages, oai.SystemMessage(system))
+		p.Messages = append(p.Messages, chatMessage{Role: "system", Content: text(system)})
 	}
 	for i, m := range req.Messages {
 		switch m.Role {
 		case memory.RoleUser:
-			p.Messages = append(p.Messages, oai.UserMessage(m.Content))
+			p.Messages = append(p.Messages, chatMessage{Role: "user", Content: text(m.Content)})
 		case memory.RoleAssistant:
-			a := oai.ChatCompletionAssistantMessageParam{}
+			a := chatMessage{Role: "assistant"}
 			if m.Content != "" || len(m.ToolCalls) == 0 {
-				a.Content.OfString = oai.String(m.Content)
+				a.Content = text(m.Content)
 			}
 			for _, tc := range m.ToolCalls {
-				args := string(tc.Arguments)
-				if args == "" {
-					args = "{}"
+				call := toolCall{ID: tc.ID, Type: "function"}
+				call.Function.Name = tc.Name
+				call.Function.Arguments = string(tc.Arguments)
+				if call.Function.Arguments == "" {
+					call.Function.Arguments = "{}"
 				}
-				a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       tc.ID,
-						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: args},
-					},
-				})
+				a.ToolCalls = append(a.ToolCalls, call)
 			}
-			p.Messages = append(p.Messages, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+			p.Messages = append(p.Messages, a)
 		case memory.RoleTool:
-			p.Messages = append(p.Messages, oai.ToolMessage(m.Content, m.ToolCallID))
+			p.Messages = append(p.Messages, chatMessage{Role: "tool", Content: text(m.Content), ToolCallID: m.ToolCallID})
 		default:
-			return p, memory.Errorf(memory.EINVALID, "chat: message %d: unknown role %q", i, m.Role)
+			return nil, memory.Errorf(memory.EINVALID, "chat: message %d: unknown role %q", i, m.Role)
 		}
 	}
 	for _, t := range req.Tools {
-		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters{"type": "object", "properties": map[string]any{}}}
-		if t.Description != "" {
-			fn.Description = oai.String(t.Description)
-		}
-		if len(t.Parameters) > 0 {
+		fn := functionSpec{Name: t.Name, Description: t.Description, Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}
+		if len(bytes.TrimSpace(t.Parameters)) > 0 {
 			var params map[string]any
-			if err := json.Unmarshal(t.Parameters, &params); err != nil {
-				return p, memory.Errorf(memory.EINVALID, "chat: tool %s: parameters are not a JSON object", t.Name)
+			if err := json.Unmarshal(t.Parameters, &params); err != nil || params == nil {
+				return nil, memory.Errorf(memory.EINVALID, "chat: tool %s: parameters are not a JSON object", t.Name)
 			}
-			fn.Parameters = params
+			fn.Parameters = t.Parameters
 		}
-		p.Tools = append(p.Tools, oai.ChatCompletionFunctionTool(fn))
+		p.Tools = append(p.Tools, chatTool{Type: "function", Function: fn})
 	}
 	if s := req.Schema; s != nil {
 		switch mode {
 		case modeJSONSchema:
-			js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: s.Name, Strict: oai.Bool(true), Schema: json.RawMessage(s.JSON)}
-			if s.Description != "" {
-				js.Description = oai.String(s.Description)
+			if !json.Valid(s.JSON) {
+				return nil, memory.Errorf(memory.EINVALID, "chat: schema %s is not valid JSON", s.Name)
 			}
-			p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}
+			p.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{Name: s.Name, Description: s.Description, Schema: s.JSON, Strict: true}}
 		case modeJSONObject:
-			p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
+			p.ResponseFormat = &responseFormat{Type: "json_object"}
 		}
 	}
 	if req.MaxTokens > 0 {
 		if c.completionTokens.Load() {
-			p.MaxCompletionTokens = oai.Int(int64(req.MaxTokens))
+			p.MaxCompletionTokens = req.MaxTokens
 		} else {
-			p.MaxTokens = oai.Int(int64(req.MaxTokens))
+			p.MaxTokens = req.MaxTokens
 		}
 	}
 	if !c.noTemperature.Load() {
-		p.Temperature = oai.Float(req.Temperature)
+		t := req.Temperature
+		p.Temperature = &t
 	}
 	return p, nil
 }
 
-// send makes one request and maps its failure.
-func (c *Client) send(ctx context.Context, p oai.ChatCompletionNewParams) (*oai.ChatCompletion, error) {
-	var res *http.Response
-	comp, err := c.chat.New(ctx, p, option.WithResponseInto(&res))
-	if err != nil {
-		return nil, provider.MapError(ctx, err, res, c.cfg.APIKey)
+// send makes one request.
+func (c *Client) send(ctx context.Context, p *chatRequest) (*chatCompletion, error) {
+	var comp chatCompletion
+	if err := provider.PostJSON(ctx, c.cfg.HTTPClient, c.url, c.header, p, &comp, c.cfg.APIKey); err != nil {
+		return nil, err
 	}
-	return comp, nil
+	return &comp, nil
 }
 
 // reply turns a completion into a response, parsing and validating the
 // structured answer when req asked for one.
-func (c *Client) reply(req *memory.ChatRequest, comp *oai.ChatCompletion) (*memory.ChatResponse, error) {
+func (c *Client) reply(req *memory.ChatRequest, comp *chatCompletion) (*memory.ChatResponse, error) {
 	resp := &memory.ChatResponse{Usage: memory.Usage{
-		InputTokens:  int(comp.Usage.PromptTokens),
-		OutputTokens: int(comp.Usage.CompletionTokens),
+		InputTokens:  comp.Usage.PromptTokens,
+		OutputTokens: comp.Usage.CompletionTokens,
 	}}
 	if len(comp.Choices) == 0 {
 		return resp, provider.Malformed("reply has no choices")
 	}
 	choice := comp.Choices[0]
 	msg := choice.Message
-	resp.Content = provider.StripThink(msg.Content)
+	if msg.Content != nil {
+		resp.Content = provider.StripThink(*msg.Content)
+	}
 	for _, tc := range msg.ToolCalls {
 		if tc.Type != "" && tc.Type != "function" {
 			continue
 		}
-		args := json.RawMessage(tc.Function.Arguments)
-		if len(bytes.TrimSpace(args)) == 0 {
+		args := bytes.TrimSpace(tc.Function.Arguments)
+		var str string
+		if json.Unmarshal(args, &str) == nil {
+			args = bytes.TrimSpace([]byte(str))
+		}
+		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		resp.ToolCalls = append(resp.ToolCalls, memory.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
+		resp.ToolCalls = append(resp.ToolCalls, memory.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(args)})
 	}
 	if req.Schema == nil || len(resp.ToolCalls) > 0 && resp.Content == "" {
 		return resp, nil

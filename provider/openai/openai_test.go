@@ -345,7 +345,7 @@ func TestClient_Chat(t *testing.T) {
 					t.Errorf("RetryAfter = %v, want %v", got, want)
 				}
 				if got := len(s.Requests()); got != 1 {
-					t.Errorf("requests = %d, want 1 (no SDK retries)", got)
+					t.Errorf("requests = %d, want 1 (no client retries)", got)
 				}
 			})
 		}
