@@ -463,3 +463,57 @@ func withRecords(t *testing.T, export string, recs ...string) string {
 	}
 	return strings.Join(append(lines, string(b)), "\n") + "\n"
 }
+
+// tmpfsDir mounts a tmpfs of size (mount's syntax, e.g. "3m") on a new
+// folder and returns it: a real full disk (ENOSPC) rather than a file-size
+// limit. It skips where mounting is not allowed (not root, or no
+// CAP_SYS_ADMIN in a container).
+func tmpfsDir(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs (%v: %s): no real full disk here", err, bytes.TrimSpace(out))
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	return dir
+}
+
+// On a real full disk (a small tmpfs, ENOSPC) an import reports exactly
+// the items the file holds, whether the disk fills while the WAL grows
+// or after a filler file took most of it; the database then still opens
+// for reading where it lies.
+func TestFullDisk_RealENOSPC(t *testing.T) {
+	binary(t)
+	src := t.TempDir()
+	file := chatFile(t, src, "e", 800)
+	trials := 0
+	for _, tc := range []struct {
+		size   string
+		filler int64 // bytes written to the disk before the import
+	}{{"2m", 0}, {"3m", 0}, {"6m", 4 << 20}} {
+		dir := tmpfsDir(t, tc.size)
+		if tc.filler > 0 {
+			if err := os.WriteFile(filepath.Join(dir, "filler"), make([]byte, tc.filler), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db := filepath.Join(dir, "m.db")
+		r := exe(t, db, "--json", "import", file)
+		if r.code != 6 && r.code != 0 {
+			t.Errorf("%s disk: import: %v, want exit 6 (some items failed)", tc.size, r)
+			continue
+		}
+		if strings.Contains(r.stdout+r.stderr, "internal error") {
+			t.Errorf("%s disk: import: %v, want no internal error", tc.size, r)
+		}
+		var retained int
+		if i := strings.Index(r.stdout, `"retained":`); i >= 0 {
+			fmt.Sscan(r.stdout[i+len(`"retained":`):], &retained)
+		}
+		if _, docs, _ := bankCounts(t, db, "default"); docs != retained {
+			t.Errorf("%s disk: import reported %d items retained, the file holds %d", tc.size, retained, docs)
+		}
+		trials++
+	}
+	t.Logf("%d imports onto a full tmpfs", trials)
+}

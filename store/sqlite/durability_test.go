@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,5 +100,44 @@ func TestStore_WriteMarks(t *testing.T) {
 	}
 	if ok, err := s.landed(newWriteMark()); ok || err != nil {
 		t.Errorf("landed(a mark never written) = %v, %v", ok, err)
+	}
+}
+
+// A COMMIT can report an error and still land: SQLite may have written
+// the commit's WAL frames before a later step of the commit failed (the
+// full-disk trials of issue 13 saw "commit: disk I/O error" on items the
+// file then held). write must report what the file holds: success when
+// the transaction landed, the error when it did not.
+func TestStore_FailedCommitReportsWhatLanded(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ioErr := errors.New("disk I/O error (778)")
+	// Landed, then failed.
+	s.commit = func(tx *sql.Tx) error {
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		return ioErr
+	}
+	if err := s.CreateBank(ctx, &memory.Bank{ID: "landed"}); err != nil {
+		t.Errorf("CreateBank whose COMMIT failed after landing: %v, want success (the bank is in the file)", err)
+	}
+	if _, err := s.Bank(ctx, "landed"); err != nil {
+		t.Errorf("the landed bank: %v", err)
+	}
+	// Failed without landing.
+	s.commit = func(tx *sql.Tx) error {
+		tx.Rollback()
+		return ioErr
+	}
+	if err := s.CreateBank(ctx, &memory.Bank{ID: "lost"}); err == nil {
+		t.Error("CreateBank whose COMMIT failed without landing: no error")
+	}
+	if _, err := s.Bank(ctx, "lost"); memory.ErrorCode(err) != memory.ENOTFOUND {
+		t.Errorf("the bank that did not land: %v, want ENOTFOUND", err)
 	}
 }

@@ -96,6 +96,9 @@ type Store struct {
 	// or process's write lock (DefaultLockWait) before EUNAVAILABLE.
 	LockWait time.Duration
 
+	// commit ends a write transaction; it is (*sql.Tx).Commit, and a test
+	// replaces it to make a COMMIT fail after, or instead of, landing.
+	commit func(*sql.Tx) error
 	// readOnly says why the file was opened read-only (Open's fallback
 	// for a read-only file or directory, or a full disk), or is empty.
 	// Every write then fails with EINVALID.
@@ -545,7 +548,11 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		tx.Rollback()
 		return fmt.Errorf("write mark: %w", err)
 	}
-	if err := tx.Commit(); err != nil {
+	commit := s.commit
+	if commit == nil {
+		commit = (*sql.Tx).Commit
+	}
+	if err := commit(tx); err != nil {
 		if landed, cerr := s.landed(token); cerr != nil {
 			return memory.Errorf(memory.EUNAVAILABLE, "commit: %v; whether the write landed could not be checked (%v): check with a read, or write it again (retaining the same item again is a no-op when it did)", err, cerr)
 		} else if landed {
