@@ -280,6 +280,7 @@ func (f *follower) line(ctx context.Context, name string, st *followed, start, n
 	if s := lineSession(raw); s != "" {
 		req.Metadata["session"] = s
 	}
+	f.e.redact(ctx, &req)
 	res, err := f.e.retain.RetainWith(ctx, req, retain.Along{Watermark: f.watermark(name, st, next)})
 	if memory.ErrorCode(err) == memory.EINVALID {
 		return f.skip(ctx, name, st, start, next, err)

@@ -70,6 +70,9 @@ func (e *Engine) Import(ctx context.Context, reqs []memory.RetainRequest, opts I
 	if opts.Progress != nil {
 		progress = func(done int) { opts.Progress(done, len(reqs)) }
 	}
+	for i := range reqs {
+		e.redact(ctx, &reqs[i])
+	}
 	results, errs := e.retain.RetainMany(ctx, reqs, progress)
 	if err := ctx.Err(); err != nil {
 		// Count what landed before the end; the rest is the caller's to retry.

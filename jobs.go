@@ -68,6 +68,7 @@ func (e *Engine) RetainAsync(ctx context.Context, req memory.RetainRequest) (*me
 	if err := e.requireBank(ctx, req.BankID); err != nil {
 		return nil, err
 	}
+	e.redact(ctx, &req)
 	now := e.now().UTC().Truncate(time.Microsecond)
 	if req.At.IsZero() {
 		// Dated when asked, not when run: relative dates in the text

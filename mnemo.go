@@ -107,6 +107,7 @@ type Engine struct {
 	access   *accessRecorder // background.go; nil: not recorded
 	jobs     *jobRunner      // jobs.go
 	sessions *sessionBuffer  // session.go
+	masked   maskCounts      // firewall.go
 	// runnerCfg is the consolidation runner's config (runner.go).
 	runnerCfg consolidate.RunnerConfig
 
@@ -247,6 +248,7 @@ func (e *Engine) Retain(ctx context.Context, req memory.RetainRequest) (*memory.
 			return nil, err
 		}
 	}
+	e.redact(ctx, &req)
 	return e.retain.Retain(ctx, req)
 }
 
@@ -258,6 +260,7 @@ func (e *Engine) RetainMany(ctx context.Context, reqs []memory.RetainRequest) ([
 	usesDefault := false
 	for i := range reqs {
 		reqs[i].BankID = defaultBank(reqs[i].BankID)
+		e.redact(ctx, &reqs[i])
 		usesDefault = usesDefault || reqs[i].BankID == memory.DefaultBank
 	}
 	if usesDefault {

@@ -258,6 +258,9 @@ func (e *Engine) AppendMessage(ctx context.Context, bank, session string, role m
 		msg.Time = e.now()
 	}
 	msg.Time = msg.Time.UTC().Truncate(time.Microsecond) // as the store keeps it
+	masked := memory.RetainRequest{BankID: bank, Messages: []memory.Message{msg}}
+	e.redact(ctx, &masked)
+	msg = masked.Messages[0]
 	st, err := e.store.AppendSession(ctx, bank, session, []memory.SessionMessage{{Role: role, Message: msg}})
 	if err != nil {
 		return nil, err

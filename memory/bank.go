@@ -41,6 +41,11 @@ type BankSettings struct {
 	// name or value it does not know.
 	Consolidation map[string]string `json:"consolidation,omitempty"`
 
+	// SecretAllow lists secrets retain keeps as they are instead of
+	// masking them (a public demo key, a sample token): package firewall
+	// masks every other secret it finds before anything is written.
+	SecretAllow []string `json:"secret_allow,omitempty"`
+
 	// Restoring is set while mnemo import fills the bank from an export
 	// and cleared when the whole export is in: a bank with it set is
 	// incomplete (an import was interrupted), is refused by stats, recall

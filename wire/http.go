@@ -27,11 +27,13 @@ type BankSettings struct {
 	// and triggers, by name (GET /v1/banks/{bank}/consolidation lists
 	// every name with its value).
 	Consolidation map[string]string `json:"consolidation,omitempty"`
+	// SecretAllow lists the secrets retain keeps instead of masking.
+	SecretAllow []string `json:"secret_allow,omitempty"`
 }
 
 // NewBankSettings is s's wire shape.
 func NewBankSettings(s memory.BankSettings) BankSettings {
-	return BankSettings{Skepticism: s.Skepticism, Literalism: s.Literalism, Empathy: s.Empathy, Mission: s.Mission, Background: s.Background, Consolidation: s.Consolidation}
+	return BankSettings{Skepticism: s.Skepticism, Literalism: s.Literalism, Empathy: s.Empathy, Mission: s.Mission, Background: s.Background, Consolidation: s.Consolidation, SecretAllow: s.SecretAllow}
 }
 
 // UpdateBank changes some of a bank's settings: a field left out (null)
@@ -46,6 +48,9 @@ type UpdateBank struct {
 	// removes the override (back to the default). Names left out keep
 	// their value.
 	Consolidation map[string]string `json:"consolidation,omitempty" doc:"consolidation settings to override, by name (\"salience_half_life\": \"45d\"); an empty value goes back to the default"`
+	// SecretAllow replaces the bank's allow-list of secrets retain keeps
+	// as they are ([] empties it).
+	SecretAllow *[]string `json:"secret_allow,omitempty" doc:"secrets retain keeps instead of masking them as [REDACTED:kind] (a public demo key); replaces the list"`
 }
 
 // ConsolidationSetting is one consolidation number or trigger of a bank

@@ -84,6 +84,9 @@ func (s *Server) registerBanks() {
 					set.Background = *u.Background
 				}
 				set.Consolidation = memory.PatchSettings(set.Consolidation, u.Consolidation)
+				if u.SecretAllow != nil {
+					set.SecretAllow = *u.SecretAllow
+				}
 			})
 			if err != nil {
 				return nil, s.fail(err)

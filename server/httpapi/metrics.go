@@ -88,11 +88,12 @@ var (
 	descRetries   = prometheus.NewDesc("mnemo_provider_retries_total", "Provider call retries per stage.", []string{"stage"}, nil)
 	descTokens    = prometheus.NewDesc("mnemo_provider_tokens_total", "Provider tokens per stage and direction (input, output).", []string{"stage", "direction"}, nil)
 	descCallTimes = prometheus.NewDesc("mnemo_provider_latency_seconds_total", "Summed provider call latency per stage.", []string{"stage"}, nil)
+	descMasked    = prometheus.NewDesc("mnemo_firewall_masked_total", "Secrets retain masked before writing, by kind.", []string{"kind"}, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descJobs, descCalls, descCallErrs, descRetries, descTokens, descCallTimes} {
+	for _, d := range []*prometheus.Desc{descJobs, descCalls, descCallErrs, descRetries, descTokens, descCallTimes, descMasked} {
 		ch <- d
 	}
 }
@@ -115,5 +116,8 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descTokens, prometheus.CounterValue, float64(st.InputTokens), stage, "input")
 		ch <- prometheus.MustNewConstMetric(descTokens, prometheus.CounterValue, float64(st.OutputTokens), stage, "output")
 		ch <- prometheus.MustNewConstMetric(descCallTimes, prometheus.CounterValue, st.Latency.Seconds(), stage)
+	}
+	for kind, n := range c.eng.MaskedSecrets() {
+		ch <- prometheus.MustNewConstMetric(descMasked, prometheus.CounterValue, float64(n), kind)
 	}
 }
