@@ -153,6 +153,10 @@ func (e *Engine) Consolidate(ctx context.Context, bank, pass string) (*memory.Ru
 	if serr := e.store.SaveRun(context.WithoutCancel(ctx), r); serr != nil && err == nil {
 		err = serr
 	}
+	e.emit(ctx, bank, memory.EventConsolidation, map[string]any{
+		"run_id": r.ID, "pass": r.Pass, "status": r.Status, "reason": r.Reason, "error": r.Error, "counts": r.Counts,
+		"llm_calls": r.LLMCalls, "started_at": r.StartedAt, "finished_at": r.FinishedAt,
+	})
 	return r, err
 }
 

@@ -282,6 +282,9 @@ func (f *follower) line(ctx context.Context, name string, st *followed, start, n
 	}
 	f.e.redact(ctx, &req)
 	res, err := f.e.retain.RetainWith(ctx, req, retain.Along{Watermark: f.watermark(name, st, next)})
+	if err == nil {
+		f.e.emitRetained(ctx, req.BankID, res)
+	}
 	if memory.ErrorCode(err) == memory.EINVALID {
 		return f.skip(ctx, name, st, start, next, err)
 	}

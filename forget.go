@@ -76,6 +76,7 @@ func (e *Engine) Forget(ctx context.Context, bank string, sel ForgetSelector) (*
 		return nil, err
 	}
 	res.Counts, res.Record = rec.Counts, rec.ID
+	e.emit(ctx, bank, memory.EventForget, map[string]any{"record": rec.ID, "counts": rec.Counts, "actor": sel.Actor})
 	return res, nil
 }
 

@@ -74,6 +74,11 @@ func (e *Engine) Import(ctx context.Context, reqs []memory.RetainRequest, opts I
 		e.redact(ctx, &reqs[i])
 	}
 	results, errs := e.retain.RetainMany(ctx, reqs, progress)
+	for i, res := range results {
+		if errs[i] == nil {
+			e.emitRetained(ctx, reqs[i].BankID, res)
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		// Count what landed before the end; the rest is the caller's to retry.
 		for i, r := range results {

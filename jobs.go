@@ -218,6 +218,8 @@ func (e *Engine) execute(ctx context.Context, j *memory.Job) ([]byte, error) {
 		return json.Marshal(res)
 	case consolidate.JobKind:
 		return e.runConsolidationJob(ctx, j)
+	case WebhookJobKind:
+		return e.deliver(ctx, j)
 	}
 	return nil, memory.Errorf(memory.EINVALID, "job %s: unknown kind %q", j.ID, j.Kind)
 }

@@ -108,6 +108,7 @@ type Engine struct {
 	jobs     *jobRunner      // jobs.go
 	sessions *sessionBuffer  // session.go
 	masked   maskCounts      // firewall.go
+	hooks    webhookCache    // webhooks.go
 	// runnerCfg is the consolidation runner's config (runner.go).
 	runnerCfg consolidate.RunnerConfig
 
@@ -249,7 +250,11 @@ func (e *Engine) Retain(ctx context.Context, req memory.RetainRequest) (*memory.
 		}
 	}
 	e.redact(ctx, &req)
-	return e.retain.Retain(ctx, req)
+	res, err := e.retain.Retain(ctx, req)
+	if err == nil {
+		e.emitRetained(ctx, req.BankID, res)
+	}
+	return res, err
 }
 
 // RetainMany remembers many items, each with Retain's guarantees, and
@@ -272,7 +277,13 @@ func (e *Engine) RetainMany(ctx context.Context, reqs []memory.RetainRequest) ([
 			return make([]*memory.RetainResult, len(reqs)), errs
 		}
 	}
-	return e.retain.RetainMany(ctx, reqs, nil)
+	results, errs := e.retain.RetainMany(ctx, reqs, nil)
+	for i, res := range results {
+		if errs[i] == nil {
+			e.emitRetained(ctx, reqs[i].BankID, res)
+		}
+	}
+	return results, errs
 }
 
 // defaultBank is the bank a call names: bank, or memory.DefaultBank when

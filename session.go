@@ -192,6 +192,9 @@ func (b *sessionBuffer) extract(ctx context.Context, bank, session string, msgs 
 	}
 	along := retain.Along{DrainSession: &memory.SessionDrain{Session: session, UpTo: last}}
 	res, err := b.e.retain.RetainWith(ctx, req, along)
+	if err == nil {
+		b.e.emitRetained(ctx, bank, res)
+	}
 	if memory.ErrorCode(err) == memory.EINVALID {
 		// The messages were valid when appended: the extractor found no
 		// fact in them ("ok", "thanks"). Retain refuses such an item too.

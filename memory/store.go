@@ -42,6 +42,7 @@ type Store interface {
 	Runs          // run.go
 	Decay         // decay.go
 	Promoter      // shortterm.go
+	Webhooks      // webhook.go
 
 	EntityTimelines  // timeline.go: the temporal pass
 	ImportanceScores // importance.go: importance scoring

@@ -149,6 +149,7 @@ var suite = []struct {
 		{"Read", testWatermarkRead},
 	}},
 	{"Keys", []testCase{{"CreateGet", testKeysCreateGet}, {"List", testKeysList}, {"Revoke", testKeysRevoke}, {"ErrConflict", testKeysErrConflict}, {"ErrInvalid", testKeysErrInvalid}, {"OutliveBank", testKeysOutliveBank}}}, // keys.go
+	{"Webhooks", []testCase{{"CreateList", testWebhooksCreateList}, {"Err", testWebhooksErr}}},                                                                                                                                 // webhook.go
 	{"Blocks", []testCase{ // block.go
 		{"RoundTrip", testBlocksRoundTrip},
 		{"Limits", testBlocksLimits},
