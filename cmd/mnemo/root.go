@@ -126,8 +126,9 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newMCPCmd(g))    // mcp.go
 	root.AddCommand(newForgetCmd(g)) // forget.go
 	root.AddCommand(newFactsCmd(g), newAboutCmd(g))
-	root.AddCommand(newServeCmd(g)) // serve.go
-	root.AddCommand(newProxyCmd(g)) // proxy.go
+	root.AddCommand(newServeCmd(g))    // serve.go
+	root.AddCommand(newProxyCmd(g))    // proxy.go
+	root.AddCommand(newWebhooksCmd(g)) // webhooks.go
 	root.AddCommand(newConsolidateCmd(g), newRunsCmd(g), newTiersCmd(g))
 	root.AddCommand(newObservationsCmd(g)) // observations.go
 	root.AddCommand(newDreamsCmd(g), newRestoreCmd(g))
