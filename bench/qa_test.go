@@ -543,7 +543,7 @@ func TestRunQA_LongMemEval(t *testing.T) {
 	}
 	want := map[string]QAGroup{
 		"single-session-user":      {N: 2, Correct: 1, Accuracy: 0.5}, // t1 right, t3_abs "Porto" is no abstention
-		"knowledge-update":         {Errors: 1},                        // the judge said "Hmm."
+		"knowledge-update":         {Errors: 1},                       // the judge said "Hmm."
 		"single-session-assistant": {N: 1},
 	}
 	if !mapsEqual(rep.Categories, want) {
