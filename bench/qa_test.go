@@ -106,7 +106,10 @@ func readRawQA(t *testing.T, path string) []rawQA {
 	var out []rawQA
 	for _, c := range raw {
 		for _, q := range c.QA {
-			a := strings.Trim(string(q.Answer), `"`)
+			var a string
+			if json.Unmarshal(q.Answer, &a) != nil && string(q.Answer) != "null" {
+				a = string(q.Answer) // a number: its JSON text
+			}
 			out = append(out, rawQA{c.SampleID, q.Question, a, q.Category})
 		}
 	}
@@ -620,6 +623,64 @@ func TestVerdict(t *testing.T) {
 		got, err := verdict(tt.prompt, &tt.resp)
 		if got != tt.want || (err != nil) != tt.wantErr {
 			t.Errorf("verdict(%s, %+v) = %q, %v; want %q, error %v", tt.prompt, tt.resp, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// The LoCoMo dev split reads with every judged question's answer (numbers
+// as text), category 5 marked skipped, and the LongMemEval schema fixture
+// with its dates as each question's now.
+func TestLoadQA_Shared(t *testing.T) {
+	path := sharedFile(t, "data", "locomo-dev.json")
+	data, err := LoadQA(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := readRawQA(t, path)
+	judged, skipped, got := 0, 0, 0
+	for _, q := range qs {
+		if q.category == 5 {
+			skipped++
+		} else {
+			judged++
+		}
+	}
+	i := 0
+	for _, sp := range data.Spaces {
+		if len(sp.Requests) == 0 {
+			t.Errorf("%s: nothing to retain", sp.ID)
+		}
+		for _, q := range sp.Questions {
+			raw := qs[i]
+			i++
+			if q.Question != raw.question || q.Skip != (raw.category == 5) {
+				t.Fatalf("%s: %q skip %v, the file has %q category %d", q.ID, q.Question, q.Skip, raw.question, raw.category)
+			}
+			if q.Skip {
+				got++
+				continue
+			}
+			if q.Answer == "" || q.Answer != raw.answer || q.Now.IsZero() {
+				t.Errorf("%s: answer %q now %v, the file has %q", q.ID, q.Answer, q.Now, raw.answer)
+			}
+		}
+	}
+	if i != len(qs) || got != skipped || judged+skipped != len(qs) || skipped == 0 {
+		t.Errorf("read %d questions (%d skipped), the file has %d (%d of category 5)", i, got, len(qs), skipped)
+	}
+	t.Logf("%d questions judged, %d skipped", judged, skipped)
+
+	lme, err := LoadQA(sharedFile(t, "bench", "longmemeval_format_fixture.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lme.Format != importer.FormatLongMemEval || len(lme.Spaces) != 4 {
+		t.Fatalf("format %q, %d spaces", lme.Format, len(lme.Spaces))
+	}
+	for _, sp := range lme.Spaces {
+		q := sp.Questions[0]
+		if q.Now.IsZero() || q.Answer == "" || q.Abstention != strings.HasSuffix(q.ID, "_abs") {
+			t.Errorf("%s: %+v", q.ID, q)
 		}
 	}
 }
