@@ -71,6 +71,9 @@ func (g *globals) benchQA(cmd *cobra.Command, f *qaFlags) error {
 	if f.mode != bench.QAModeRecall && f.mode != bench.QAModeReflect {
 		return usagef("--mode %q: want recall or reflect", f.mode)
 	}
+	if f.judgePrompt != "" && f.judgePrompt != bench.JudgeLoCoMo && f.judgePrompt != bench.JudgeLongMemEval {
+		return usagef("--judge-prompt %q: want %s or %s", f.judgePrompt, bench.JudgeLoCoMo, bench.JudgeLongMemEval)
+	}
 	if f.concurrency < 1 {
 		return usagef("--concurrency must be at least 1")
 	}

@@ -292,6 +292,42 @@ func TestBenchQA_Errors(t *testing.T) {
 		wantFailure(t, mnemoRun(t, db, qaArgs(srv, out, "--mode", "reflect", "--retain-llm=true")...), exitInvalid, "reflect mode needs")
 	}
 	wantFailure(t, mnemoRun(t, db, qaArgs(srv, out, "--mode", "reflect")...), exitInvalid, "--retain-llm")
+	wantFailure(t, mnemoRun(t, db, qaArgs(srv, out, "--judge-prompt", "strict")...), exitInvalid, "--judge-prompt")
+
+	// A judge that rejects the key stops the run: every question would
+	// fail alike.
+	srv.On(llmtest.Rule{Contains: "Memories:", Reply: llmtest.Reply{Content: "Pepper"}})
+	srv.On(llmtest.Rule{Schema: "qa_judge", Reply: llmtest.Reply{Status: http.StatusUnauthorized, Content: "invalid api key"}})
+	wantFailure(t, mnemoRun(t, db, qaArgs(srv, out)...), exitUnavailable, "judge")
+}
+
+// LongMemEval data is detected and graded with LongMemEval's prompts
+// through the command too.
+func TestBenchQA_LongMemEval(t *testing.T) {
+	isolateConfig(t)
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.On(llmtest.Rule{Contains: "Memories:", Reply: llmtest.Reply{Content: "Porto"}})
+	srv.On(llmtest.Rule{Contains: "Which city did I move to", Reply: llmtest.Reply{Content: "yes"}})
+	srv.On(llmtest.Rule{Contains: "Answer yes or no only.", Reply: llmtest.Reply{Content: "no"}})
+	args := qaArgs(srv, filepath.Join(t.TempDir(), "lme.jsonl"), "--json")
+	for i, a := range args {
+		if a == qaTestData {
+			args[i] = filepath.Join("..", "..", "importer", "testdata", "longmemeval-tiny.json")
+		}
+	}
+	r := mnemoRun(t, newDB(t), args...)
+	if r.code != exitOK {
+		t.Fatalf("%v", r)
+	}
+	var rep bench.QAReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Format != "longmemeval" || rep.JudgePrompt != bench.JudgeLongMemEval || rep.Overall.N != 4 || rep.Overall.Correct != 1 ||
+		rep.Categories["single-session-user"].Correct != 1 || rep.Skipped != 0 {
+		t.Errorf("report %+v", rep)
+	}
 }
 
 // TestBenchQA_Killed kills a bench qa process (SIGKILL) mid-run and runs
