@@ -24,6 +24,9 @@ const (
 	// lines whose first, the header, names the format's version and the
 	// bank.
 	FormatExport Format = "export"
+	// FormatLongMemEval is a LongMemEval JSON list of questions with their
+	// haystacks, read by [ReadLongMemEval].
+	FormatLongMemEval Format = "longmemeval"
 )
 
 // DetectSize is how many first bytes of a file [Detect] needs: a bank
@@ -37,7 +40,10 @@ const DetectSize = 64 << 10
 //   - a first line that is a bank export's first record is FormatExport
 //     (an export is JSON lines too, whatever the name);
 //   - a name ending in ".jsonl" is FormatChat;
-//   - a first non-blank byte '[' is FormatLoCoMo, '{' is FormatChat.
+//   - a first non-blank byte '[' is FormatLongMemEval when the first
+//     element has a "question_id" or "haystack_sessions" key before the
+//     head ends, else FormatLoCoMo;
+//   - a first non-blank byte '{' is FormatChat.
 //
 // Anything else, a blank head included, is EINVALID. Detect reads only
 // head and never fails on a format it has recognised: the reader of that
@@ -56,6 +62,9 @@ func Detect(name string, head []byte) (Format, error) {
 	}
 	switch b[0] {
 	case '[':
+		if isLongMemEvalHead(b) {
+			return FormatLongMemEval, nil
+		}
 		return FormatLoCoMo, nil
 	case '{':
 		return FormatChat, nil
@@ -81,4 +90,32 @@ func isExportHead(head []byte) bool {
 	}
 	return rec.Kind == "" && rec.Type == "bank" && rec.Version >= 1 ||
 		rec.Kind == "header" && rec.Version >= 2
+}
+
+// isLongMemEvalHead reports whether head, which starts with '[', opens a
+// list whose first object has a LongMemEval key (question_id,
+// haystack_sessions) among the keys that fit in head. LoCoMo's
+// conversations have neither.
+func isLongMemEvalHead(head []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return false
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if key, _ := t.(string); key == "question_id" || key == "haystack_sessions" {
+			return true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false // the value runs past the head
+		}
+	}
+	return false
 }

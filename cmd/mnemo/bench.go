@@ -189,7 +189,8 @@ func newBenchCmd(g *globals) *cobra.Command {
 	startupCmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile taken after the recalls here")
 	cmd.PersistentFlags().BoolVar(&keep, "keep", false, "keep the benchmark database (its path is printed)")
 	cmd.PersistentFlags().String("db-url", "", "run on this PostgreSQL database (postgres://…), in a new schema dropped afterwards, instead of a temporary SQLite file")
-	cmd.AddCommand(locomo, synthetic, startupCmd, newBenchServeCmd(g), newBenchConsolidateCmd(g))
+	cmd.AddCommand(locomo, synthetic, startupCmd, newBenchServeCmd(g), newBenchConsolidateCmd(g),
+		newBenchQACmd(g))
 	return cmd
 }
 
