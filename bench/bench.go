@@ -2,10 +2,13 @@
 // metrics and their aggregation exactly as the offline retrieval protocol
 // MEM-RET v1 defines them, a seeded synthetic bank generator, and runners
 // that drive an engine through a dataset and report quality, ingest
-// throughput, recall latency and memory use.
+// throughput, recall latency and memory use; and the end-to-end
+// question-answering benchmark (RunQA: a reader model answers from
+// recalled memory, a judge model grades).
 //
-// The package drives an engine only through the [Engine] interface: it
-// never imports a concrete store or provider, and it never calls an LLM.
+// The package drives an engine only through the [Engine] interface and
+// models only through memory.LLM: it never imports a concrete store or
+// provider.
 // No dataset ships with it; package importer reads them (LoCoMo) from a
 // reader or a path the caller gives. cmd/mnemo wires a real engine and
 // draws progress.
