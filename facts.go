@@ -98,7 +98,9 @@ func (e *Engine) Invalidate(ctx context.Context, bank string, ids []string, reas
 }
 
 // Restore makes archived facts active again, as they were before
-// Invalidate (or the archival pass); recall finds them at once. It is
+// Invalidate (or the archival pass); recall finds them at once. A
+// quarantined fact (held back by the memory firewall as instructions to
+// a model) is approved the same way; Invalidate rejects one. It is
 // all or nothing, like Invalidate; facts already active are left as they
 // are. Each restored fact counts one access (someone asked for it back),
 // so that the archival pass, which archives facts nobody uses, does not

@@ -36,6 +36,13 @@ func (e *Engine) MaskedSecrets() map[string]int64 {
 	return maps.Clone(e.masked.n)
 }
 
+// quarantined reports whether a fact's text reads as instructions to a
+// model (firewall.Instructions): retain stores such a fact as
+// memory.StatusQuarantined, out of recall, context and the proxy's
+// injection until a person approves it (mnemo facts restore) or rejects
+// it (mnemo facts invalidate).
+func quarantined(text string) bool { return len(firewall.Instructions(text)) > 0 }
+
 // redact masks the secrets in what req would store — its text, its
 // messages and its metadata values — before any of it is written
 // anywhere (a document, a chunk, a fact, the full-text index, a vector's

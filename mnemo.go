@@ -178,6 +178,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.retain.Now = now
 	e.retain.ShortTermTTL = e.shortTermTTL // shortterm.go
+	e.retain.Quarantine = quarantined      // firewall.go
 	e.recall = recall.New(st, emb, extract.ResolveTimeRange)
 	e.recall.Now = now
 	e.recall.Lapsed = lapsed

@@ -78,6 +78,7 @@ const pinnedExportTags = `
 	BankSettings.ShortTermTTL short_term_ttl,omitempty
 	BankSettings.ConsolidateInterval consolidate_interval,omitempty
 	BankSettings.Consolidation consolidation,omitempty
+	BankSettings.SecretAllow secret_allow,omitempty
 	BankSettings.Restoring restoring,omitempty
 	ExportBank.Embedder embedder,omitempty
 	ExportBank.Dimension dimension,omitempty

@@ -58,6 +58,11 @@ const (
 	StatusActive     Status = "active"
 	StatusSuperseded Status = "superseded"
 	StatusArchived   Status = "archived"
+	// StatusQuarantined holds back a fact whose text reads as
+	// instructions to a model (package firewall): out of recall, context
+	// and every prompt until a person approves it (active) or rejects it
+	// (archived).
+	StatusQuarantined Status = "quarantined"
 )
 
 // Fact is a memory unit: one atomic piece of information with its

@@ -128,8 +128,8 @@ func (q FactQuery) Validate() (FactQuery, error) {
 		}
 	}
 	for _, s := range q.Statuses {
-		if s != StatusActive && s != StatusSuperseded && s != StatusArchived {
-			return q, Errorf(EINVALID, "unknown status %q (want active, superseded or archived)", s)
+		if s != StatusActive && s != StatusSuperseded && s != StatusArchived && s != StatusQuarantined {
+			return q, Errorf(EINVALID, "unknown status %q (want active, superseded, archived or quarantined)", s)
 		}
 	}
 	if !q.From.IsZero() && !q.To.IsZero() && q.From.After(q.To) {
@@ -279,7 +279,8 @@ func CheckTransition(id string, from, to Status) (change bool, err error) {
 	switch {
 	case from == to:
 		return false, nil
-	case from == StatusActive && to == StatusArchived, from == StatusArchived && to == StatusActive:
+	case from == StatusActive && to == StatusArchived, from == StatusArchived && to == StatusActive,
+		from == StatusQuarantined && (to == StatusActive || to == StatusArchived): // approved or rejected
 		return true, nil
 	}
 	return false, Errorf(ECONFLICT, "fact %s is %s and cannot become %s", id, from, to)

@@ -395,9 +395,13 @@ type Stats struct {
 	Active     int
 	Superseded int
 	Archived   int
-	Entities   int
-	Relations  int
-	Links      int
+	// Quarantined counts facts held back as instructions to a model;
+	// Redacted counts facts whose text had a secret masked.
+	Quarantined int
+	Redacted    int
+	Entities    int
+	Relations   int
+	Links       int
 }
 
 // BulkWriter is implemented by stores that can apply many batches with

@@ -180,6 +180,9 @@ func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, x
 	var conflicts []extract.Conflict
 	var at []int // index in b.Facts of each conflict
 	for i, f := range b.Facts {
+		if f.Status == memory.StatusQuarantined {
+			continue // held back: it neither supersedes nor repeats what the bank knows
+		}
 		hits, err := p.Store.SearchVector(ctx, b.BankID, f.Embedding, k, all)
 		if err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
 			return nil, fmt.Errorf("conflict candidates: %w", err)

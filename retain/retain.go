@@ -75,6 +75,13 @@ type Pipeline struct {
 	// reinforce what they repeat; updates and contradictions supersede.
 	// It is the LLM path's; without it nothing is superseded.
 	Judge Judge
+	// Quarantine, when set, holds back the facts whose text it flags
+	// (text that reads as instructions to a model: the façade passes the
+	// memory firewall's check): they are stored as
+	// memory.StatusQuarantined — out of recall until a person approves
+	// them — and take no part in conflict resolution, so that they never
+	// supersede what the bank knows.
+	Quarantine func(text string) bool
 	// ResolveEntities maps extracted names to known entities by alias and
 	// by name-embedding similarity within a type, not only by exact
 	// normalised name; the LLM path turns it on.
@@ -375,6 +382,9 @@ func (p *Pipeline) draft(ctx context.Context, req memory.RetainRequest) (*draft,
 			Sensitivity: xf.Sensitivity, Speaker: xf.Speaker, Tags: req.Tags,
 			OccurredStart: xf.OccurredStart, OccurredEnd: xf.OccurredEnd, MentionedAt: xf.MentionedAt,
 			ValidFrom: xf.OccurredStart, CreatedAt: now, Status: memory.StatusActive, DecayScore: 1, ExpiresAt: expires,
+		}
+		if p.Quarantine != nil && p.Quarantine(f.Text) {
+			f.Status = memory.StatusQuarantined
 		}
 		if xf.Chunk >= 0 && xf.Chunk < len(b.Chunks) {
 			f.ChunkID = b.Chunks[xf.Chunk].ID

@@ -35,23 +35,28 @@ func NewBank(b *memory.Bank) Bank {
 
 // Stats counts what a bank holds. Its keys are in alphabetical order.
 type Stats struct {
-	Active     int    `json:"active"`
-	Archived   int    `json:"archived"`
-	Bank       string `json:"bank"`
-	Chunks     int    `json:"chunks"`
-	Documents  int    `json:"documents"`
-	Entities   int    `json:"entities"`
-	Facts      int    `json:"facts"`
-	Links      int    `json:"links"`
-	Relations  int    `json:"relations"`
-	Superseded int    `json:"superseded"`
+	Active    int    `json:"active"`
+	Archived  int    `json:"archived"`
+	Bank      string `json:"bank"`
+	Chunks    int    `json:"chunks"`
+	Documents int    `json:"documents"`
+	Entities  int    `json:"entities"`
+	Facts     int    `json:"facts"`
+	Links     int    `json:"links"`
+	// Quarantined facts read as instructions to a model and wait for a
+	// person's approval; Redacted facts had a secret masked.
+	Quarantined int `json:"quarantined"`
+	Redacted    int `json:"redacted"`
+	Relations   int `json:"relations"`
+	Superseded  int `json:"superseded"`
 }
 
 // NewStats is the wire shape of bank's counts.
 func NewStats(bank string, s *memory.Stats) Stats {
 	return Stats{
 		Active: s.Active, Archived: s.Archived, Bank: bank, Chunks: s.Chunks, Documents: s.Documents,
-		Entities: s.Entities, Facts: s.Facts, Links: s.Links, Relations: s.Relations, Superseded: s.Superseded,
+		Entities: s.Entities, Facts: s.Facts, Links: s.Links, Quarantined: s.Quarantined, Redacted: s.Redacted,
+		Relations: s.Relations, Superseded: s.Superseded,
 	}
 }
 

@@ -20,7 +20,7 @@ func TestKeys(t *testing.T) {
 		{wire.Bank{}, "name embedder dimension created_at settings"},
 		{wire.BankList{}, "banks"},
 		{wire.Deleted{}, "deleted"},
-		{wire.Stats{}, "active archived bank chunks documents entities facts links relations superseded"},
+		{wire.Stats{}, "active archived bank chunks documents entities facts links quarantined redacted relations superseded"},
 		{wire.RetainResult{}, "document_id duplicate replaced facts entities links outcomes"},
 		{wire.Job{}, "id bank kind status attempts error result created_at updated_at"},
 		{wire.JobsRun{}, "jobs sessions"},

@@ -78,7 +78,7 @@ func newFactsListCmd(g *globals) *cobra.Command {
 	f := cmd.Flags()
 	f.StringSliceVar(&kinds, "kind", nil, "only facts of these kinds (world, experience)")
 	f.StringSliceVar(&categories, "category", nil, "only facts of these categories")
-	f.StringSliceVar(&statuses, "status", nil, "only facts of these statuses (active, superseded, archived); default all")
+	f.StringSliceVar(&statuses, "status", nil, "only facts of these statuses (active, superseded, archived, quarantined); default all")
 	f.StringSliceVar(&tags, "tag", nil, "only facts with any of these tags")
 	f.StringVar(&speaker, "speaker", "", "only facts of this speaker")
 	f.StringVar(&from, "from", "", "only facts whose event time is at or after this time")

@@ -26,6 +26,9 @@ func newStatsCmd(g *globals) *cobra.Command {
 			}
 			fmt.Fprintf(g.stdout, "bank %s\n  documents  %d\n  chunks     %d\n  facts      %d (%d active, %d superseded, %d archived)\n  entities   %d\n  relations  %d\n  links      %d\n",
 				g.bank, st.Documents, st.Chunks, st.Facts, st.Active, st.Superseded, st.Archived, st.Entities, st.Relations, st.Links)
+			if st.Quarantined > 0 || st.Redacted > 0 {
+				fmt.Fprintf(g.stdout, "  firewall   %d facts with a secret masked, %d held back as instructions (mnemo facts list --status quarantined)\n", st.Redacted, st.Quarantined)
+			}
 			return nil
 		},
 	}

@@ -14,7 +14,7 @@ type factsInput struct {
 	Kinds      []string `query:"kinds" doc:"fact kinds to keep (world, experience), comma-separated"`
 	Categories []string `query:"categories" doc:"categories to keep, comma-separated"`
 	Tags       []string `query:"tags" doc:"keep facts with any of these tags, comma-separated"`
-	Statuses   []string `query:"statuses" doc:"statuses to keep (active, superseded, archived); default all"`
+	Statuses   []string `query:"statuses" doc:"statuses to keep (active, superseded, archived, quarantined); default all"`
 	From       string   `query:"from" doc:"event time lower bound (inclusive)"`
 	To         string   `query:"to" doc:"event time upper bound (exclusive)"`
 	Speaker    string   `query:"speaker" doc:"only this speaker's facts"`

@@ -328,13 +328,14 @@ func (s *Store) Stats(ctx context.Context, bankID string) (*memory.Stats, error)
 	err := s.pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM documents WHERE bank_id = $1),
 		(SELECT count(*) FROM chunks WHERE bank_id = $1),
-		f.n, f.active, f.superseded, f.archived,
+		f.n, f.active, f.superseded, f.archived, f.quarantined, f.redacted,
 		(SELECT count(*) FROM entities WHERE bank_id = $1),
 		(SELECT count(*) FROM relations WHERE bank_id = $1),
 		(SELECT count(*) FROM links WHERE bank_id = $1)
 		FROM (SELECT count(*) AS n, count(*) FILTER (WHERE status = 'active') AS active,
-			count(*) FILTER (WHERE status = 'superseded') AS superseded, count(*) FILTER (WHERE status = 'archived') AS archived
+			count(*) FILTER (WHERE status = 'superseded') AS superseded, count(*) FILTER (WHERE status = 'archived') AS archived,
+			count(*) FILTER (WHERE status = 'quarantined') AS quarantined, count(*) FILTER (WHERE strpos(text, '[REDACTED:') > 0) AS redacted
 			FROM facts WHERE bank_id = $1) f`, bankID).
-		Scan(&st.Documents, &st.Chunks, &st.Facts, &st.Active, &st.Superseded, &st.Archived, &st.Entities, &st.Relations, &st.Links)
+		Scan(&st.Documents, &st.Chunks, &st.Facts, &st.Active, &st.Superseded, &st.Archived, &st.Quarantined, &st.Redacted, &st.Entities, &st.Relations, &st.Links)
 	return st, err
 }

@@ -458,9 +458,11 @@ func (s *Store) Stats(ctx context.Context, bankID string) (*memory.Stats, error)
 		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND status = 'active'),
 		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND status = 'superseded'),
 		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND status = 'archived'),
+		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND status = 'quarantined'),
+		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND instr(text, '[REDACTED:') > 0),
 		(SELECT COUNT(*) FROM entities WHERE bank_id = ?1),
 		(SELECT COUNT(*) FROM relations WHERE bank_id = ?1),
 		(SELECT COUNT(*) FROM links WHERE bank_id = ?1)`, bankID).
-		Scan(&st.Documents, &st.Chunks, &st.Facts, &st.Active, &st.Superseded, &st.Archived, &st.Entities, &st.Relations, &st.Links)
+		Scan(&st.Documents, &st.Chunks, &st.Facts, &st.Active, &st.Superseded, &st.Archived, &st.Quarantined, &st.Redacted, &st.Entities, &st.Relations, &st.Links)
 	return st, err
 }

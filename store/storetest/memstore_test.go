@@ -655,6 +655,11 @@ func (s *memStore) Stats(_ context.Context, bankID string) (*memory.Stats, error
 				st.Superseded++
 			case memory.StatusArchived:
 				st.Archived++
+			case memory.StatusQuarantined:
+				st.Quarantined++
+			}
+			if strings.Contains(f.Text, "[REDACTED:") {
+				st.Redacted++
 			}
 		}
 		return st, nil
