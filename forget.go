@@ -26,7 +26,9 @@ type ForgetSelector struct {
 	// Entity is an entity's name or alias (any type); an unknown name is
 	// ENOTFOUND.
 	Entity string
-	// Document is a document id; or Source and Item name the document.
+	// Document is a document id; or Source and Item name an item, whose
+	// every version goes: the current document and the versions it
+	// superseded (kept for history until then).
 	Document     string
 	Source, Item string
 	// From and To bound the facts' event time: [From, To).
@@ -153,14 +155,15 @@ func (e *Engine) forgetSelect(ctx context.Context, fg memory.Forgetter, bank str
 		sets = append(sets, ids)
 	}
 	doc := sel.Document
+	stored := memory.ForgetSelector{DocumentID: doc, From: sel.From, To: sel.To}
 	if sel.Item != "" {
-		d, err := e.store.DocumentByItem(ctx, bank, sel.Source, sel.Item)
-		if err != nil {
+		// Every version of the item: the current one, and those it
+		// superseded (their facts stay for history, so forget reaches them).
+		if _, err := e.store.DocumentByItem(ctx, bank, sel.Source, sel.Item); err != nil {
 			return nil, err
 		}
-		doc = d.ID
+		stored.Source, stored.Item = sel.Source, sel.Item
 	}
-	stored := memory.ForgetSelector{DocumentID: doc, From: sel.From, To: sel.To}
 	if sel.Entity != "" {
 		ents, err := e.store.EntitiesByName(ctx, bank, []string{memory.NormalizeName(sel.Entity)})
 		if err != nil {

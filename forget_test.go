@@ -162,3 +162,34 @@ func TestEngine_Forget_Errors(t *testing.T) {
 		t.Errorf("ForgetLog(unknown bank): got %v, want ENOTFOUND", err)
 	}
 }
+
+// Forgetting an item takes every version of it: the facts a new version
+// superseded (kept for history and as-of) go with the current ones, and
+// history no longer finds them.
+func TestEngine_Forget_ItemVersions(t *testing.T) {
+	ctx := context.Background()
+	eng := forgetEngine(t)
+	for _, text := range []string{"Dana's flat is in Leith, near the docks.", "Dana's flat is in Morningside now."} {
+		if _, err := eng.Retain(ctx, memory.RetainRequest{BankID: "b", Source: "note", ItemID: "dana", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hist, err := eng.Recall(ctx, memory.Query{BankID: "b", Text: "Dana flat Leith docks", Filter: memory.Filter{Statuses: []memory.Status{memory.StatusActive, memory.StatusSuperseded}}})
+	if err != nil || !strings.Contains(hist.Context, "Leith") {
+		t.Fatalf("history before forget: %v, %q", err, hist.Context)
+	}
+	res, err := eng.Forget(ctx, "b", mnemo.ForgetSelector{Source: "note", Item: "dana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Facts != 2 {
+		t.Errorf("forget the item: %+v, want both versions' facts", res.Counts)
+	}
+	hist, err = eng.Recall(ctx, memory.Query{BankID: "b", Text: "Dana flat Leith docks", Filter: memory.Filter{Statuses: []memory.Status{memory.StatusActive, memory.StatusSuperseded}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(hist.Context, "Leith") || strings.Contains(hist.Context, "Morningside") {
+		t.Errorf("history after forgetting the item still has it: %q", hist.Context)
+	}
+}

@@ -63,18 +63,20 @@ type Forgetter interface {
 
 // ForgetSelector selects facts by what a store can answer: the facts that
 // mention an entity (by id), the facts of a document (by id), the facts
-// whose event time (occurred start, else mention time, else creation
-// time) lies in [From, To). Zero fields match anything; at least one
-// must be set.
+// of every version of an item (Source and Item: the current document's
+// and those of the versions it superseded), the facts whose event time
+// (occurred start, else mention time, else creation time) lies in
+// [From, To). Zero fields match anything; at least one must be set.
 type ForgetSelector struct {
-	EntityID   string
-	DocumentID string
-	From, To   time.Time
+	EntityID     string
+	DocumentID   string
+	Source, Item string
+	From, To     time.Time
 }
 
 // Empty reports whether the selector sets nothing.
 func (s ForgetSelector) Empty() bool {
-	return s.EntityID == "" && s.DocumentID == "" && s.From.IsZero() && s.To.IsZero()
+	return s.EntityID == "" && s.DocumentID == "" && s.Item == "" && s.From.IsZero() && s.To.IsZero()
 }
 
 // ForgetRecord is the audit record of one forget: who asked, when, with
@@ -147,6 +149,9 @@ func ValidateForgetIDs(ids []string) ([]string, error) {
 func ValidateForgetSelector(s ForgetSelector) error {
 	if s.Empty() {
 		return Errorf(EINVALID, "forget: an empty selector would select every fact")
+	}
+	if (s.Source == "") != (s.Item == "") {
+		return Errorf(EINVALID, "forget: an item needs both its source and its id")
 	}
 	if !s.From.IsZero() && !s.To.IsZero() && !s.From.Before(s.To) {
 		return Errorf(EINVALID, "forget: from %s is not before to %s", s.From.Format(time.RFC3339), s.To.Format(time.RFC3339))

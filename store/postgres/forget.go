@@ -410,6 +410,11 @@ func (s *Store) ForgetSelect(ctx context.Context, bankID string, sel memory.Forg
 		args = append(args, sel.DocumentID)
 		q += fmt.Sprintf(` AND document_id = $%d`, len(args))
 	}
+	if sel.Item != "" {
+		args = append(args, sel.Source, sel.Item)
+		q += fmt.Sprintf(` AND document_id IN (SELECT id FROM documents WHERE bank_id = $1 AND source = $%[1]d AND item_id = $%[2]d
+			UNION SELECT document_id FROM item_versions WHERE bank_id = $1 AND source = $%[1]d AND item_id = $%[2]d)`, len(args)-1, len(args))
+	}
 	if !sel.From.IsZero() {
 		args = append(args, ts(sel.From))
 		q += fmt.Sprintf(` AND event_time >= $%d`, len(args))

@@ -436,6 +436,9 @@ func supersedeDocument(ctx context.Context, tx pgx.Tx, bank, oldID string, d *me
 	b.Queue(`UPDATE facts SET chunk_id = '' WHERE bank_id = $1 AND document_id = $2 AND chunk_id <> ''`, bank, oldID)
 	b.Queue(`DELETE FROM chunks WHERE bank_id = $1 AND document_id = $2`, bank, oldID)
 	b.Queue(`DELETE FROM documents WHERE bank_id = $1 AND id = $2`, bank, oldID)
+	// The version is remembered, so that forgetting the item reaches it.
+	b.Queue(`INSERT INTO item_versions (bank_id, source, item_id, document_id, superseded_at) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT DO NOTHING`, bank, d.Source, d.ItemID, oldID, ts(at))
 	return tx.SendBatch(ctx, b).Close()
 }
 

@@ -444,6 +444,11 @@ func (s *Store) ForgetSelect(ctx context.Context, bankID string, sel memory.Forg
 		q += ` AND document_id = ?`
 		args = append(args, sel.DocumentID)
 	}
+	if sel.Item != "" {
+		q += ` AND document_id IN (SELECT id FROM documents WHERE bank_id = ? AND source = ? AND item_id = ?
+			UNION SELECT document_id FROM item_versions WHERE bank_id = ? AND source = ? AND item_id = ?)`
+		args = append(args, bankID, sel.Source, sel.Item, bankID, sel.Source, sel.Item)
+	}
 	if !sel.From.IsZero() {
 		q += ` AND event_time >= ?`
 		args = append(args, sel.From.UnixMicro())

@@ -251,6 +251,11 @@ func (s *Store) supersedeDocument(ctx context.Context, tx *sql.Tx, bank, oldID s
 	for _, pk := range pks {
 		change.SetStatus(pk, memory.StatusSuperseded, at)
 	}
+	// The version is remembered, so that forgetting the item reaches it.
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO item_versions (bank_id, source, item_id, document_id, superseded_at) VALUES (?, ?, ?, ?, ?)`,
+		bank, d.Source, d.ItemID, oldID, toMicro(at)); err != nil {
+		return err
+	}
 	// The facts the update left (already inactive) lose their chunks too.
 	for _, q := range []string{
 		`UPDATE facts SET chunk_id = '' WHERE bank_id = ?1 AND document_id = ?2 AND chunk_id <> ''`,

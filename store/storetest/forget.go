@@ -145,6 +145,33 @@ func testForgetByDocument(e *env) {
 	}
 }
 
+// Item: the selector gives the facts of every version of an item — the
+// current document's and those of the versions it superseded — and no
+// other item's; an item needs its source.
+func testForgetByItem(e *env) {
+	e.newBank("b")
+	v1 := NewTestBatch("b", "v1", "a bison named Otto", "Otto eats hay")
+	v1.Document.ItemID = "item"
+	e.writeNew(v1)
+	v2 := NewTestBatch("b", "v2", "a yak named Yuri")
+	v2.Document.ItemID = "item"
+	if res := e.write(v2); !res.Replaced {
+		e.t.Fatalf("Write of the item's second version: %+v, want Replaced", res)
+	}
+	other := NewTestBatch("b", "o1", "a llama named Lola")
+	other.Document.ItemID = "other"
+	e.writeNew(other)
+	got := e.selectFacts("b", memory.ForgetSelector{Source: memory.SourceNote, Item: "item"})
+	checkIDs(e.t, "ForgetSelect(item, both versions)", got, append(batchIDs(v1), batchIDs(v2)...))
+	checkIDs(e.t, "ForgetSelect(unknown item)", e.selectFacts("b", memory.ForgetSelector{Source: memory.SourceNote, Item: "nope"}), nil)
+	_, err := e.s.ForgetSelect(e.ctx, "b", memory.ForgetSelector{Item: "item"})
+	wantCode(e.t, "ForgetSelect(item without source)", err, memory.EINVALID)
+	e.forget("b", got...)
+	if st := e.stats("b"); st.Facts != 1 {
+		e.t.Errorf("after forgetting the item: %d facts, want the other item's 1", st.Facts)
+	}
+}
+
 // Entity: the selector gives the facts that mention the entity; an
 // entity left with no refs goes with its relations, one with refs left
 // loses mentions; a relation loses its support.

@@ -246,8 +246,20 @@ func (s *memStore) ForgetSelect(_ context.Context, bankID string, sel memory.For
 		return nil, err
 	}
 	return with(s, bankID, func(b *memBank) ([]string, error) {
+		var itemDocs []string
+		if sel.Item != "" {
+			itemDocs = b.versions[[2]string{sel.Source, sel.Item}]
+			for _, d := range b.docs {
+				if d.Source == sel.Source && d.ItemID == sel.Item {
+					itemDocs = append(slices.Clone(itemDocs), d.ID)
+				}
+			}
+		}
 		var fs []*memory.Fact
 		for _, f := range b.facts {
+			if sel.Item != "" && !slices.Contains(itemDocs, f.DocumentID) {
+				continue
+			}
 			if sel.EntityID != "" && !b.refs[memory.EntityRef{FactID: f.ID, EntityID: sel.EntityID}] {
 				continue
 			}

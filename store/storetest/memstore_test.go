@@ -53,6 +53,7 @@ type memBank struct {
 	temporal     *memTemporal                           // entity and importance marks; memstore_temporal_test.go
 	verdicts     map[memory.FactPair]memory.PairVerdict // memstore_group_test.go
 	webhooks     []*memory.Webhook                      // oldest first; memstore_webhook_test.go
+	versions     map[[2]string][]string                 // (source, item) → superseded document ids
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.
@@ -74,6 +75,8 @@ func (b *memBank) clone() *memBank {
 	c.dreams = maps.Clone(b.dreams)
 	c.forgetLog = slices.Clone(b.forgetLog)
 	c.verdicts = maps.Clone(b.verdicts)
+	c.versions = maps.Clone(b.versions)
+	c.webhooks = slices.Clone(b.webhooks)
 	return &c
 }
 
@@ -215,6 +218,13 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 			} else {
 				b.supersedeDocument(old.ID, d.CreatedAt)
 				b.removeDocument(d.ID) // an earlier version with this content
+				if b.versions == nil {
+					b.versions = map[[2]string][]string{}
+				}
+				k := [2]string{d.Source, d.ItemID}
+				if !slices.Contains(b.versions[k], old.ID) {
+					b.versions[k] = append(slices.Clone(b.versions[k]), old.ID)
+				}
 			}
 			res.Replaced = true
 		}

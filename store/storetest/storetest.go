@@ -160,6 +160,7 @@ var suite = []struct {
 	{"Forget", []testCase{ // forget.go
 		{"ByID", testForgetByID}, {"ByDocument", testForgetByDocument}, {"ByEntity", testForgetByEntity}, {"ByTime", testForgetByTime},
 		{"Observations", testForgetObservations}, {"Audit", testForgetAudit}, {"Errors", testForgetErrors}, {"Isolation", testForgetIsolation},
+		{"ByItem", testForgetByItem},
 	}},
 	{"FactList", []testCase{ // facts.go: memory.FactLister, memory.Lifecycle
 		{"Pages", testFactListPages},
