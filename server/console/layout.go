@@ -63,6 +63,8 @@ type zoneView struct {
 	Dots          []zoneDot
 	Trail         []zoneTrail
 	Cells         []zoneCell
+	// Names names the shown entities by id (the tier log has ids).
+	Names map[string]string
 }
 
 type zoneLane struct {
@@ -104,7 +106,7 @@ type zoneCell struct {
 // zoneMap lays z out.
 func zoneMap(bank string, z *mnemo.Zone) zoneView {
 	types := sortedKeys(z.Counts)
-	v := zoneView{Width: zoneLabelW + max(len(types), 1)*zoneLaneW, Height: zoneHeadH + len(zoneTiers)*zoneBandH}
+	v := zoneView{Width: zoneLabelW + max(len(types), 1)*zoneLaneW, Height: zoneHeadH + len(zoneTiers)*zoneBandH, Names: map[string]string{}}
 	laneX := map[memory.EntityType]int{}
 	for i, t := range types {
 		x := zoneLabelW + i*zoneLaneW
@@ -132,6 +134,7 @@ func zoneMap(bank string, z *mnemo.Zone) zoneView {
 			R: 3 + 6*min(max(e.Salience, 0), 1), Low: e.Salience < z.LowSalience, Salience: fmt.Sprintf("%.3f", e.Salience)}
 		v.Dots = append(v.Dots, d)
 		shown[e.ID] = d
+		v.Names[e.ID] = e.Name
 	}
 	for _, t := range types {
 		for _, tier := range zoneTiers {

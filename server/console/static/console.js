@@ -87,11 +87,13 @@
     var data = JSON.parse(el.dataset.graph);
     var cy = cytoscape({
       container: el,
+      maxZoom: 1.6,
+      minZoom: 0.2,
       elements: { nodes: data.nodes, edges: data.edges },
       style: [
         { selector: 'node', style: { 'label': 'data(label)', 'font-size': 11, 'background-color': '#868e96', 'width': 18, 'height': 18 } },
         { selector: 'node[id = "' + data.centre.replace(/["\\]/g, '') + '"]', style: { 'width': 28, 'height': 28, 'border-width': 3, 'border-color': '#212529' } },
-        { selector: 'edge', style: { 'width': 'mapData(weight, 1, 20, 1, 6)', 'line-color': '#adb5bd', 'label': 'data(label)', 'font-size': 9, 'curve-style': 'bezier' } }
+        { selector: 'edge', style: { 'width': 'mapData(weight, 1, 20, 1, 6)', 'line-color': '#adb5bd', 'label': 'data(label)', 'font-size': 8, 'color': '#868e96', 'curve-style': 'bezier', 'text-rotation': 'autorotate' } }
       ].concat(Object.keys(palette).map(function (t) {
         return { selector: 'node[type = "' + t + '"]', style: { 'background-color': palette[t] } };
       })),
