@@ -106,6 +106,7 @@ func BenchmarkConsole(b *testing.B) {
 	for _, p := range []struct{ name, path string }{
 		{"banks", "/ui/x/"},
 		{"bank", "/ui/x/banks/synthetic"},
+		{"counts", "/ui/x/banks/synthetic/counts"},
 		{"zone", "/ui/x/banks/synthetic/zone"},
 		{"entities", "/ui/x/banks/synthetic/entities"},
 		{"entity", "/ui/x/banks/synthetic/entities/" + busy.ID},
@@ -118,19 +119,26 @@ func BenchmarkConsole(b *testing.B) {
 		{"runs", "/ui/x/banks/synthetic/runs"},
 		{"curate", "/ui/x/banks/synthetic/curate"},
 	} {
+		get := func(b *testing.B) time.Duration {
+			req := httptest.NewRequest(http.MethodGet, p.path, nil)
+			req.RemoteAddr = "127.0.0.1:1234"
+			req.Header.Set("HX-Request", "true")
+			rec := httptest.NewRecorder()
+			start := time.Now()
+			c.ServeHTTP(rec, req)
+			took := time.Since(start)
+			if rec.Code != http.StatusOK {
+				b.Fatalf("GET %s: %d\n%s", p.path, rec.Code, rec.Body)
+			}
+			return took
+		}
 		b.Run(p.name, func(b *testing.B) {
+			// One request first, untimed: a server answers many, and the
+			// first read of a bank loads the store's search mirror.
+			get(b)
 			var took []time.Duration
 			for b.Loop() {
-				req := httptest.NewRequest(http.MethodGet, p.path, nil)
-				req.RemoteAddr = "127.0.0.1:1234"
-				req.Header.Set("HX-Request", "true")
-				rec := httptest.NewRecorder()
-				start := time.Now()
-				c.ServeHTTP(rec, req)
-				took = append(took, time.Since(start))
-				if rec.Code != http.StatusOK {
-					b.Fatalf("GET %s: %d\n%s", p.path, rec.Code, rec.Body)
-				}
+				took = append(took, get(b))
 			}
 			slices.Sort(took)
 			b.ReportMetric(float64(took[(len(took)*95+99)/100-1].Microseconds())/1000, "p95-ms")

@@ -121,7 +121,8 @@ func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 // open loads a console page and waits for its view (a selector).
 func (b *browser) open(path, view string) {
 	b.t.Helper()
-	b.do("open "+path, chromedp.Navigate(b.base+path), chromedp.WaitVisible(chromedp.CSS(view)))
+	b.do("open "+path, chromedp.Navigate(b.base+path), chromedp.WaitVisible(chromedp.CSS(view)),
+		chromedp.WaitNotPresent(chromedp.CSS(".pending"))) // the counts, loaded after the view
 }
 
 // eval evaluates a JavaScript expression.
@@ -177,7 +178,7 @@ func (b *browser) login(key string) {
 	b.t.Helper()
 	b.do("sign in", chromedp.Navigate(b.base+"/ui/"), chromedp.WaitVisible(chromedp.CSS("#key")),
 		chromedp.SendKeys(chromedp.CSS("#key"), key), chromedp.Click(chromedp.CSS("#key-submit")),
-		chromedp.WaitVisible(chromedp.CSS(`[data-view="banks"]`)))
+		chromedp.WaitVisible(chromedp.CSS(`[data-view="banks"]`)), chromedp.WaitNotPresent(chromedp.CSS(".pending")))
 	b.forgetErrors() // the first request's 401
 }
 

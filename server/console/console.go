@@ -174,7 +174,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, name string, da
 		return memory.Errorf(memory.EINTERNAL, "render %s: %v", name, err)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if r.Method == http.MethodGet && r.Header.Get("HX-Request") != "" {
+	if r.Method == http.MethodGet && r.Header.Get("HX-Request") != "" && !strings.HasSuffix(r.URL.Path, "/counts") {
 		page := Prefix + strings.TrimPrefix(r.URL.Path, fragPrefix)
 		if r.URL.RawQuery != "" {
 			page += "?" + r.URL.RawQuery

@@ -115,7 +115,7 @@ func (e *env) do(key, method, path string, form url.Values) (int, string, http.H
 // pages are every console view of bank %s (GET), with ids filled in by
 // the test.
 func pages(entity string) []string {
-	return []string{"/ui/x/banks/%s", "/ui/x/banks/%s/zone", "/ui/x/banks/%s/entities", "/ui/x/banks/%s/entities/" + entity,
+	return []string{"/ui/x/banks/%s", "/ui/x/banks/%s/counts", "/ui/x/banks/%s/counts?as=row", "/ui/x/banks/%s/zone", "/ui/x/banks/%s/entities", "/ui/x/banks/%s/entities/" + entity,
 		"/ui/x/banks/%s/timeline", "/ui/x/banks/%s/timeline?asof=2000-01-01", "/ui/x/banks/%s/graph/" + entity,
 		"/ui/x/banks/%s/neighbours/" + entity, "/ui/x/banks/%s/observations", "/ui/x/banks/%s/recall?q=spare+key",
 		"/ui/x/banks/%s/runs", "/ui/x/banks/%s/curate"}

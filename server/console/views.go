@@ -28,6 +28,7 @@ const (
 func (c *Console) routes() {
 	c.handle("GET /ui/x/{$}", c.banks)
 	c.handle("GET /ui/x/banks/{bank}", c.bankPage)
+	c.handle("GET /ui/x/banks/{bank}/counts", c.counts)
 	c.handle("POST /ui/x/banks/{bank}/settings", c.saveSettings)
 	c.handle("GET /ui/x/banks/{bank}/zone", c.zone)
 	c.handle("GET /ui/x/banks/{bank}/entities", c.entities)
@@ -69,7 +70,7 @@ func (c *Console) view(r *http.Request, bank, current string) bankView {
 // bankRow is one line of the banks view.
 type bankRow struct {
 	Bank         *memory.Bank
-	Page         string
+	Page, Frag   string
 	Stats        *memory.Stats
 	Observations int
 	Blocks       int
@@ -77,31 +78,49 @@ type bankRow struct {
 	Queued       int
 }
 
-// banks lists the banks the key may read with their counts.
+// banks lists the banks the key may read; each row then asks for its
+// counts (counts), so that the page costs one bank's counts per request
+// however many banks there are.
 func (c *Console) banks(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	all, err := c.eng.Banks(ctx)
+	all, err := c.eng.Banks(r.Context())
 	if err != nil {
 		return err
 	}
 	var rows []bankRow
 	for _, b := range all {
-		if !c.can(r, b.Name, httpapi.ScopeRead) {
-			continue
+		if c.can(r, b.Name, httpapi.ScopeRead) {
+			rows = append(rows, bankRow{Bank: b, Page: pageURL(b.Name), Frag: fragURL(b.Name)})
 		}
-		row, err := c.bankRow(r, b)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row)
 	}
 	return c.render(w, r, "banks", map[string]any{"Banks": rows})
+}
+
+// counts is a bank's counts: a row of the banks view (as=row) or the
+// bank page's block.
+func (c *Console) counts(w http.ResponseWriter, r *http.Request) error {
+	bank, err := c.bank(r, httpapi.ScopeRead)
+	if err != nil {
+		return err
+	}
+	b, err := c.eng.Bank(r.Context(), bank)
+	if err != nil {
+		return err
+	}
+	row, err := c.bankRow(r, b)
+	if err != nil {
+		return err
+	}
+	name := "counts"
+	if r.URL.Query().Get("as") == "row" {
+		name = "bank-row"
+	}
+	return c.render(w, r, name, row)
 }
 
 // bankRow counts what bank b holds.
 func (c *Console) bankRow(r *http.Request, b *memory.Bank) (bankRow, error) {
 	ctx := r.Context()
-	row := bankRow{Bank: b, Page: pageURL(b.Name)}
+	row := bankRow{Bank: b, Page: pageURL(b.Name), Frag: fragURL(b.Name)}
 	var err error
 	if row.Stats, err = c.eng.Stats(ctx, b.Name); err != nil {
 		return row, err
@@ -149,15 +168,11 @@ func (c *Console) renderBank(w http.ResponseWriter, r *http.Request, bank, saved
 	if err != nil {
 		return err
 	}
-	row, err := c.bankRow(r, b)
-	if err != nil {
-		return err
-	}
 	page, err := c.eng.Facts(r.Context(), bank, memory.FactQuery{Limit: recentFacts})
 	if err != nil {
 		return err
 	}
-	return c.render(w, r, "bank", map[string]any{"V": c.view(r, bank, "bank"), "Row": row, "Facts": page.Facts, "Settings": b.Settings, "Saved": saved})
+	return c.render(w, r, "bank", map[string]any{"V": c.view(r, bank, "bank"), "Facts": page.Facts, "Settings": b.Settings, "Saved": saved})
 }
 
 // saveSettings changes a bank's disposition, mission and background (the
