@@ -188,10 +188,10 @@ func (b *browser) login(key string) {
 // and a failed job, bank other one fact; keys: admin for every bank, read
 // of demo, write of other.
 type browserEnv struct {
-	eng                      *mnemo.Engine
-	srv                      *httptest.Server
+	eng                       *mnemo.Engine
+	srv                       *httptest.Server
 	admin, readDemo, keyOther string
-	demoFacts                map[string]string // text → id
+	demoFacts                 map[string]string // text → id
 }
 
 // Texts of bank demo, retained a day apart.
