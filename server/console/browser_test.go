@@ -121,8 +121,13 @@ func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 // open loads a console page and waits for its view (a selector).
 func (b *browser) open(path, view string) {
 	b.t.Helper()
-	b.do("open "+path, chromedp.Navigate(b.base+path), chromedp.WaitVisible(chromedp.CSS(view)),
-		chromedp.WaitNotPresent(chromedp.CSS(".pending"))) // the counts, loaded after the view
+	b.do("open "+path, chromedp.Navigate(b.base+path), chromedp.WaitVisible(chromedp.CSS(view)), b.settled())
+}
+
+// settled waits until the page's requests are done and their content is
+// in place (htmx processed it: its forms and buttons work).
+func (b *browser) settled() chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(`#view[aria-busy="false"]`))
 }
 
 // eval evaluates a JavaScript expression.
@@ -178,7 +183,7 @@ func (b *browser) login(key string) {
 	b.t.Helper()
 	b.do("sign in", chromedp.Navigate(b.base+"/ui/"), chromedp.WaitVisible(chromedp.CSS("#key")),
 		chromedp.SendKeys(chromedp.CSS("#key"), key), chromedp.Click(chromedp.CSS("#key-submit")),
-		chromedp.WaitVisible(chromedp.CSS(`[data-view="banks"]`)), chromedp.WaitNotPresent(chromedp.CSS(".pending")))
+		chromedp.WaitVisible(chromedp.CSS(`[data-view="banks"]`)), b.settled())
 	b.forgetErrors() // the first request's 401
 }
 
@@ -284,6 +289,7 @@ func TestBrowser(t *testing.T) {
 	b.login(e.admin)
 
 	t.Run("Views", func(t *testing.T) {
+		b.t = t
 		coffee := memory.EntityID("topic:coffee")
 		for _, v := range []struct{ path, view, shot string }{
 			{"/ui/", `[data-view="banks"]`, "banks"},
@@ -307,7 +313,20 @@ func TestBrowser(t *testing.T) {
 		b.forgetErrors()
 	})
 
+	t.Run("Recall", func(t *testing.T) {
+		b.t = t
+		b.open("/ui/banks/demo/recall?q=where+does+Maya+live", `table.results`)
+		if n := eval[int](b, `Array.from(document.querySelectorAll('table.results td')).filter(td => /^#\d+ · /.test(td.textContent)).length`); n == 0 {
+			t.Errorf("recall: no result explains its rank and score by strategy")
+		}
+		if ctx := eval[string](b, `document.querySelector('pre.context').textContent`); !strings.Contains(ctx, "Maya moved to Porto") {
+			t.Errorf("recall: the packed context %q lacks the best fact", ctx)
+		}
+		b.clean("recall")
+	})
+
 	t.Run("CoffeeStory", func(t *testing.T) {
+		b.t = t
 		b.open("/ui/banks/rajesh/zone", `[data-view="zone"]`)
 		for name, want := range storyTiers {
 			got := eval[string](b, fmt.Sprintf(`document.querySelector('circle.dot[data-entity-name=%q]')?.dataset.tier ?? 'absent'`, name))
@@ -332,6 +351,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("AsOf", func(t *testing.T) {
+		b.t = t
 		b.open("/ui/banks/demo/timeline", `[data-view="timeline"]`)
 		ids := func() []string {
 			return eval[[]string](b, `Array.from(document.querySelectorAll('ol.timeline li')).map(li => li.dataset.factId)`)
@@ -342,7 +362,7 @@ func TestBrowser(t *testing.T) {
 		}
 		// Slide to the day the second fact was learned (day 111).
 		b.do("slide", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const s = document.getElementById('asof'); s.value = %d; s.dispatchEvent(new Event('change', {bubbles: true})); })()`, storyDay(111.5).Unix())),
-			chromedp.WaitVisible(chromedp.CSS(`[data-asof-shown]`)))
+			chromedp.WaitVisible(chromedp.CSS(`[data-asof-shown]`)), b.settled())
 		then := ids()
 		want := []string{e.demoFacts[demoTexts[1]], e.demoFacts[demoTexts[0]]}
 		if !slices.Equal(then, want) {
@@ -356,11 +376,12 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("Forget", func(t *testing.T) {
+		b.t = t
 		victim := e.demoFacts[demoTexts[0]]
 		b.open("/ui/banks/demo/curate", `#forget-form`)
 		b.do("preview", chromedp.SendKeys(chromedp.CSS(`#forget-form input[name="ids"]`), victim),
 			chromedp.Click(chromedp.CSS(`#forget-form button[value="preview"]`)),
-			chromedp.WaitVisible(chromedp.CSS(`#forget-preview`)))
+			chromedp.WaitVisible(chromedp.CSS(`#forget-preview`)), b.settled())
 		listed := eval[[]string](b, `Array.from(document.querySelectorAll('#forget-preview li')).map(li => li.dataset.factId + ' ' + li.textContent)`)
 		if want := []string{victim + " " + demoTexts[0]}; !slices.Equal(listed, want) {
 			t.Errorf("dry run lists %q, want %q", listed, want)
@@ -369,7 +390,7 @@ func TestBrowser(t *testing.T) {
 		if _, err := e.eng.Fact(context.Background(), "demo", victim); err != nil {
 			t.Fatalf("the dry run forgot: %v", err)
 		}
-		b.do("forget", chromedp.Click(chromedp.CSS(`#forget-confirm`)), chromedp.WaitVisible(chromedp.CSS(`#forget-done`)))
+		b.do("forget", chromedp.Click(chromedp.CSS(`#forget-confirm`)), chromedp.WaitVisible(chromedp.CSS(`#forget-done`)), b.settled())
 		b.clean("forget")
 		for _, v := range []struct{ path, view string }{
 			{"/ui/banks/demo", `[data-view="bank"]`},
@@ -388,8 +409,9 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("Retry", func(t *testing.T) {
+		b.t = t
 		b.open("/ui/banks/demo/runs", `tr[data-job-id="job-failed"] button.retry`)
-		b.do("retry", chromedp.Click(chromedp.CSS(`tr[data-job-id="job-failed"] button.retry`)), chromedp.WaitVisible(chromedp.CSS(`p.note`)))
+		b.do("retry", chromedp.Click(chromedp.CSS(`tr[data-job-id="job-failed"] button.retry`)), chromedp.WaitVisible(chromedp.CSS(`p.note`)), b.settled())
 		if n := eval[int](b, `document.querySelectorAll('tr.status-queued').length`); n != 1 {
 			t.Errorf("after retry: %d queued jobs, want 1", n)
 		}
@@ -397,6 +419,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("Markup", func(t *testing.T) {
+		b.t = t
 		b.open("/ui/banks/demo", `[data-view="bank"]`)
 		shown := eval[[]string](b, `Array.from(document.querySelectorAll('ol.facts .fact-text')).map(s => s.textContent)`)
 		if !slices.Contains(shown, xssText) {
@@ -409,6 +432,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("ReadOnly", func(t *testing.T) {
+		b.t = t
 		b.do("sign out", chromedp.Click(chromedp.CSS("#signout")), chromedp.WaitVisible(chromedp.CSS("#key")))
 		b.login(e.readDemo)
 		b.open("/ui/banks/demo/curate", `[data-view="curate"]`)
@@ -424,6 +448,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("OtherBank", func(t *testing.T) {
+		b.t = t
 		b.do("sign out", chromedp.Click(chromedp.CSS("#signout")), chromedp.WaitVisible(chromedp.CSS("#key")))
 		b.login(e.keyOther)
 		banks := eval[[]string](b, `Array.from(document.querySelectorAll('tr[data-bank]')).map(tr => tr.dataset.bank)`)

@@ -353,3 +353,22 @@ func TestConsole_Curation(t *testing.T) {
 		t.Errorf("settings with a write key: %d, want 403 (admin)", status)
 	}
 }
+
+// TestConsole_Recall checks the playground: results with explain and the
+// packed context.
+func TestConsole_Recall(t *testing.T) {
+	e := newEnv(t, false)
+	status, body, _ := e.do(e.readA, "GET", "/ui/x/banks/a/recall?q=where+is+the+bicycle", nil)
+	if status != http.StatusOK || !strings.Contains(body, `data-fact-id="`+e.factA+`"`) {
+		t.Fatalf("recall: %d, want the bicycle fact:\n%s", status, body)
+	}
+	if !strings.Contains(body, "#1 · ") {
+		t.Errorf("recall: no rank and score per strategy (explain):\n%s", body)
+	}
+	if i := strings.Index(body, `<pre class="context">`); i < 0 || !strings.Contains(body[i:], textA) {
+		t.Errorf("recall: the packed context lacks the fact")
+	}
+	if status, _, _ := e.do(e.readA, "GET", "/ui/x/banks/a/recall?q=x&budget=lots", nil); status != http.StatusBadRequest {
+		t.Errorf("a bad budget: %d, want 400", status)
+	}
+}

@@ -375,7 +375,7 @@ func (c *Console) recallPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	data := map[string]any{"V": c.view(r, bank, "recall"), "Q": q.Get("q"), "Budget": q.Get("budget"), "Strategies": strategies}
+	data := map[string]any{"V": c.view(r, bank, "recall"), "Q": q.Get("q"), "Budget": q.Get("budget")}
 	if text := strings.TrimSpace(q.Get("q")); text != "" {
 		query := memory.Query{BankID: bank, Text: text, Explain: true}
 		if b := q.Get("budget"); b != "" {
@@ -387,14 +387,34 @@ func (c *Console) recallPage(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		data["Rec"] = rec
+		data["Rec"], data["Strategies"] = rec, strategiesOf(rec)
 	}
 	return c.render(w, r, "recall", data)
 }
 
 // strategies are the recall strategies explain reports, in the order the
-// playground shows them.
+// playground shows them; others (context, coverage, rerank…) follow by
+// name.
 var strategies = []string{memory.StrategySemantic, memory.StrategyKeyword, memory.StrategyGraph, memory.StrategyTemporal}
+
+// strategiesOf lists the strategies that explain any of rec's results,
+// known ones first (strategies), then the others by name.
+func strategiesOf(rec *memory.Recollection) []string {
+	seen := map[string]bool{}
+	for _, r := range rec.Results {
+		for k := range r.Explain {
+			seen[k] = true
+		}
+	}
+	var out []string
+	for _, k := range strategies {
+		if seen[k] {
+			out = append(out, k)
+			delete(seen, k)
+		}
+	}
+	return append(out, sortedKeys(seen)...)
+}
 
 // runs lists consolidation runs and jobs.
 func (c *Console) runs(w http.ResponseWriter, r *http.Request) error {

@@ -61,7 +61,21 @@
     }
   });
 
+  // #view is aria-busy while any of the page's requests runs (the view
+  // and the fragments it loads in turn), until the last one settled.
+  var inflight = 0;
+  function busy() {
+    var view = byId('view');
+    if (view) { view.setAttribute('aria-busy', inflight > 0 ? 'true' : 'false'); }
+  }
+  document.addEventListener('htmx:beforeRequest', function () { inflight++; busy(); });
+  document.addEventListener('htmx:afterRequest', function () {
+    inflight = Math.max(0, inflight - 1);
+    window.setTimeout(busy, htmx.config.defaultSettleDelay + 30); // a request that swaps nothing settles nothing
+  });
+
   document.addEventListener('htmx:afterSettle', function () {
+    busy();
     drawGraph();
     var signout = byId('signout');
     if (signout) { signout.hidden = key() === ''; }
