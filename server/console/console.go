@@ -96,7 +96,14 @@ func New(eng *mnemo.Engine, guard Guard, opts Options) *Console {
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
 	}
-	c.mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", http.FileServerFS(static)))
+	files := http.StripPrefix("/ui/static/", http.FileServerFS(static))
+	c.mux.Handle("GET /ui/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // files only, no listings
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
 	c.mux.HandleFunc("GET /ui/{$}", c.shell)
 	c.mux.HandleFunc("GET /ui/{path...}", c.shell)
 	c.routes() // views.go

@@ -162,6 +162,20 @@ func TestConsole_Headers(t *testing.T) {
 	}
 }
 
+// TestConsole_Static checks that the assets are served and folders are
+// not listed.
+func TestConsole_Static(t *testing.T) {
+	e := newEnv(t, false)
+	for path, want := range map[string]int{
+		"/ui/static/console.js": http.StatusOK, "/ui/static/vendor/cytoscape.min.js": http.StatusOK,
+		"/ui/static/": http.StatusNotFound, "/ui/static/vendor/": http.StatusNotFound, "/ui/static/nope.js": http.StatusNotFound,
+	} {
+		if status, _, _ := e.do("", "GET", path, nil); status != want {
+			t.Errorf("GET %s: %d, want %d", path, status, want)
+		}
+	}
+}
+
 // TestConsole_Shell checks that every page path answers the shell, with
 // no data and no inline script, pointing at its fragment.
 func TestConsole_Shell(t *testing.T) {
