@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -384,5 +386,31 @@ func TestConsole_Recall(t *testing.T) {
 	}
 	if status, _, _ := e.do(e.readA, "GET", "/ui/x/banks/a/recall?q=x&budget=lots", nil); status != http.StatusBadRequest {
 		t.Errorf("a bad budget: %d, want 400", status)
+	}
+}
+
+// TestTemplates_NoInline checks that no template holds what the CSP
+// blocks: inline scripts, inline event handlers, style attributes or
+// elements, javascript: URLs.
+func TestTemplates_NoInline(t *testing.T) {
+	files, err := filepath.Glob("templates/*.html")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("templates: %v (%d files)", err, len(files))
+	}
+	bad := regexp.MustCompile(`(?i)\son[a-z]+\s*=|\sstyle\s*=|<style|javascript:`)
+	script := regexp.MustCompile(`(?is)<script([^>]*)>(.*?)</script>`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := bad.FindString(string(b)); m != "" {
+			t.Errorf("%s: %q: the CSP blocks inline script and style", f, m)
+		}
+		for _, m := range script.FindAllStringSubmatch(string(b), -1) {
+			if !strings.Contains(m[1], "src=") || strings.TrimSpace(m[2]) != "" {
+				t.Errorf("%s: inline script %q", f, m[0])
+			}
+		}
 	}
 }
