@@ -205,6 +205,7 @@ var demoTexts = []string{
 	"Maya moved to Porto for a new job at Lumen",
 	xssText,
 	"Maya started learning the cello with Pixel asleep nearby",
+	"Last spring the cat Pixel flew to Porto in a travel basket",
 }
 
 const otherText = "The other bank's secret: the vault code is 7316"
@@ -323,6 +324,42 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("recall: the packed context %q lacks the best fact", ctx)
 		}
 		b.clean("recall")
+	})
+
+	t.Run("GraphExpand", func(t *testing.T) {
+		b.t = t
+		ids := map[string]string{}
+		page, err := e.eng.Entities(context.Background(), "demo", memory.EntityQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, en := range page.Entities {
+			ids[en.Name] = en.ID
+		}
+		if ids["Lumen"] == "" || ids["Porto"] == "" {
+			t.Fatalf("demo's entities %v: want Lumen and Porto", ids)
+		}
+		b.open("/ui/banks/demo/graph/"+ids["Lumen"], `#graph canvas`)
+		nodes := func() []string {
+			return eval[[]string](b, `document.getElementById('graph').cy.nodes().map(n => n.data('label')).sort()`)
+		}
+		before := nodes()
+		// Lumen is named with Porto only; Porto also with Pixel.
+		if !slices.Contains(before, "Porto") || slices.Contains(before, "Pixel") {
+			t.Fatalf("Lumen's graph: %q, want Porto and not yet Pixel", before)
+		}
+		b.do("expand Porto", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`void document.getElementById('graph').cy.getElementById(%q).emit('tap')`, ids["Porto"])))
+		var after []string
+		for range 50 {
+			if after = nodes(); len(after) > len(before) {
+				break
+			}
+			b.do("wait", chromedp.Sleep(100*time.Millisecond))
+		}
+		if !slices.Contains(after, "Pixel") {
+			t.Errorf("after expanding Porto: %q, want its neighbour Pixel added", after)
+		}
+		b.clean("graph expand")
 	})
 
 	t.Run("CoffeeStory", func(t *testing.T) {
