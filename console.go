@@ -164,8 +164,11 @@ type Timeline struct {
 // first, at most q.Facts.Limit of them. As of a time, it starts its walk
 // at the last fact learned by then (a binary search down the facts'
 // ingestion order, which follows their CreatedAt: Seq is assigned at
-// insertion) and leaves out the facts mnemo then knew no longer held. A
-// bad filter is EINVALID, an unknown bank ENOTFOUND.
+// insertion) and leaves out the facts mnemo then knew no longer held. The
+// search assumes CreatedAt never decreases along Seq, as for everything
+// retained; a fact written later with an earlier CreatedAt (an import of
+// older data) may be missing from an as-of view. A bad filter is
+// EINVALID, an unknown bank ENOTFOUND.
 func (e *Engine) Timeline(ctx context.Context, bank string, q TimelineQuery) (*Timeline, error) {
 	bank = defaultBank(bank)
 	fq := q.Facts
