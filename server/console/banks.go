@@ -15,7 +15,10 @@ type bankRow struct {
 	Bank         *memory.Bank
 	Page, Frag   string
 	Stats        *memory.Stats
-	Observations int
+	// Observations counts the bank's observations up to obsCountCap;
+	// ObservationsMore says there are more.
+	Observations     int
+	ObservationsMore bool
 	Blocks       int
 	LastRetain   time.Time
 	Queued       int
@@ -29,11 +32,11 @@ func (c *Console) bankRow(r *http.Request, b *memory.Bank) (bankRow, error) {
 	if row.Stats, err = c.eng.Stats(ctx, b.Name); err != nil {
 		return row, err
 	}
-	obs, err := c.eng.Observations(ctx, b.Name, 0)
+	obs, err := c.eng.Observations(ctx, b.Name, obsCountCap+1)
 	if err != nil && memory.ErrorCode(err) != memory.EUNAVAILABLE {
 		return row, err
 	}
-	row.Observations = len(obs)
+	row.Observations, row.ObservationsMore = min(len(obs), obsCountCap), len(obs) > obsCountCap
 	blocks, err := c.eng.Blocks(ctx, b.Name)
 	if err != nil {
 		return row, err

@@ -15,8 +15,9 @@ const (
 	timelineFacts = 100 // a timeline page
 	listLimit     = 200 // observations, jobs and runs
 	dreamsLimit   = 100
-	queueScan     = 500 // jobs read to count the queue
-	entityPage    = 100 // the entity list
+	queueScan     = 500  // jobs read to count the queue
+	obsCountCap   = 1000 // observations counted, beyond: "1000+"
+	entityPage    = 100  // the entity list
 )
 
 // routes registers every fragment and edit, each in its view's file
