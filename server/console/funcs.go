@@ -23,11 +23,9 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format(time.RFC3339)
 	},
-	"page":  pageURL,
-	"frag":  fragURL,
-	"f2":    func(f float64) string { return fmt.Sprintf("%.2f", f) },
-	"join":  strings.Join,
-	"tiers": func() []memory.Tier { return zoneTiers },
+	"page": pageURL,
+	"f2":   func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"join": strings.Join,
 	"explain": func(r memory.Result, strategy string) string {
 		s, ok := r.Explain[strategy]
 		if !ok {
@@ -35,5 +33,4 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("#%d · %.3f", s.Rank, s.Score)
 	},
-	"tierOf": func(c map[memory.Tier]int, t memory.Tier) int { return c[t] },
 }
