@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/server/console"
 	"github.com/mnemo-ai/mnemo/server/httpapi"
 	"github.com/mnemo-ai/mnemo/server/mcpserver"
 	"github.com/spf13/cobra"
@@ -37,7 +38,8 @@ flushed before exiting.
 Every /v1 and /mcp request needs "Authorization: Bearer <key>" (a key from
 "mnemo keys create"), unless --insecure-local is given and the address is
 a loopback one.
-Access logs go to stderr as JSON lines.`,
+Access logs go to stderr as JSON lines.
+The web console is at /ui/ (docs/console.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -59,6 +61,7 @@ Access logs go to stderr as JSON lines.`,
 			}
 			mcp := mcpserver.Handler(eng, mcpserver.Options{Bank: g.bank, RequireApproval: approval, Logger: log})
 			api := httpapi.New(eng, httpapi.Options{Auth: httpapi.NewKeyAuth(eng), InsecureLocal: insecure, MaxBody: maxBody, Logger: log, MCP: mcp})
+			api.MountPublic(console.Prefix, console.New(eng, api, console.Options{Logger: log}))
 			srv := httpapi.NewHTTPServer(api)
 			srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 			if g.json {

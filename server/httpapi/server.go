@@ -185,3 +185,11 @@ func (s *Server) register() {
 	s.registerDreams()      // dreams.go
 	s.registerWebhooks()    // webhooks.go
 }
+
+// MountPublic serves h at pattern (a ServeMux pattern) with no key check,
+// under the same access log and metrics: for handlers that check keys
+// themselves on the paths that need them (the web console's pages, whose
+// shell needs no key; server/console). Call it before serving.
+func (s *Server) MountPublic(pattern string, h http.Handler) {
+	s.mux.Handle(pattern, h)
+}
