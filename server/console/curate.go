@@ -10,8 +10,9 @@ import (
 	"github.com/mnemo-ai/mnemo/server/httpapi"
 )
 
-// curate is the curation page: recent facts with invalidate / restore,
-// forget with a dry run, and the memory blocks.
+// curate is the curation page: the facts the memory firewall held back
+// as instructions to a model, to approve or reject; recent facts with
+// invalidate / restore; forget with a dry run; and the memory blocks.
 func (c *Console) curate(w http.ResponseWriter, r *http.Request) error {
 	bank, err := c.bank(r, httpapi.ScopeRead)
 	if err != nil {
@@ -25,11 +26,15 @@ func (c *Console) renderCurate(w http.ResponseWriter, r *http.Request, bank stri
 	if err != nil {
 		return err
 	}
+	held, err := c.eng.Facts(r.Context(), bank, memory.FactQuery{Limit: recentFacts, Statuses: []memory.Status{memory.StatusQuarantined}})
+	if err != nil {
+		return err
+	}
 	blocks, err := c.eng.Blocks(r.Context(), bank)
 	if err != nil {
 		return err
 	}
-	return c.render(w, r, "curate", map[string]any{"V": c.view(r, bank, "curate"), "Facts": page.Facts, "Blocks": blocks,
+	return c.render(w, r, "curate", map[string]any{"V": c.view(r, bank, "curate"), "Facts": page.Facts, "Held": held.Facts, "Blocks": blocks,
 		"Forget": forgot, "Note": note, "MaxBlockChars": memory.MaxBlockChars})
 }
 
@@ -43,10 +48,12 @@ func (c *Console) setFactStatus(w http.ResponseWriter, r *http.Request) error {
 	switch r.PathValue("action") {
 	case "invalidate":
 		_, err = c.eng.Invalidate(r.Context(), bank, []string{id}, "console")
-	case "restore":
+	case "restore", "approve": // approving a held-back fact restores it
 		_, err = c.eng.Restore(r.Context(), bank, []string{id})
+	case "reject": // rejecting one archives it
+		_, err = c.eng.Invalidate(r.Context(), bank, []string{id}, "console: rejected")
 	default:
-		err = memory.Errorf(memory.ENOTFOUND, "no fact action %q: invalidate or restore", r.PathValue("action"))
+		err = memory.Errorf(memory.ENOTFOUND, "no fact action %q: invalidate, restore, approve or reject", r.PathValue("action"))
 	}
 	if err != nil {
 		return err
