@@ -97,7 +97,7 @@ func renderLines(c *Context, md bool) string {
 		if len(s.Items) == 0 {
 			continue
 		}
-		if i > 0 && b.Len() > 0 {
+		if i > 0 && b.Len() > 0 && !strings.HasSuffix(b.String(), "\n\n") {
 			b.WriteString("\n")
 		}
 		title := sectionTitles[s.Name]
