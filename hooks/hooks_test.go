@@ -296,8 +296,12 @@ func TestRun_FailuresPrintNothing(t *testing.T) {
 				name string
 				open func(context.Context) (hooks.Engine, func() error, error)
 			}{
-				{"failing", func(context.Context) (hooks.Engine, func() error, error) { return failing{}, func() error { return nil }, nil }},
-				{"blocking", func(context.Context) (hooks.Engine, func() error, error) { return failing{block: true}, func() error { return nil }, nil }},
+				{"failing", func(context.Context) (hooks.Engine, func() error, error) {
+					return failing{}, func() error { return nil }, nil
+				}},
+				{"blocking", func(context.Context) (hooks.Engine, func() error, error) {
+					return failing{block: true}, func() error { return nil }, nil
+				}},
 				{"unopenable", func(context.Context) (hooks.Engine, func() error, error) { return nil, nil, errBroken }},
 			} {
 				start := time.Now()

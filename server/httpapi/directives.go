@@ -53,7 +53,9 @@ func (s *Server) registerDirectives() {
 		func(ctx context.Context, in *listDirectivesInput) (*directiveListOutput, error) {
 			get := s.eng.Directives
 			if len(in.Scopes) > 0 {
-				get = func(ctx context.Context, bank string) ([]*memory.Directive, error) { return s.eng.DirectivesFor(ctx, bank, in.Scopes) }
+				get = func(ctx context.Context, bank string) ([]*memory.Directive, error) {
+					return s.eng.DirectivesFor(ctx, bank, in.Scopes)
+				}
 			}
 			ds, err := get(ctx, in.Bank)
 			if err != nil {
