@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/lex"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/recall"
 	"github.com/mnemo-ai/mnemo/wire"
@@ -262,12 +263,16 @@ func (e *Engine) queryItems(ctx context.Context, bank string, req ContextRequest
 	if err != nil {
 		return nil, err
 	}
+	terms := map[string]bool{}
+	for _, t := range lex.Terms(req.Query) {
+		terms[t] = true
+	}
 	var out []wire.ContextItem
 	for _, r := range rec.Observations {
 		out = append(out, observationItem(r.Observation))
 	}
 	for _, r := range rec.Results {
-		if req.MinSimilarity > 0 && !clearsFloor(r, req.MinSimilarity) {
+		if req.MinSimilarity > 0 && !clearsFloor(r, terms, req.MinSimilarity) {
 			continue
 		}
 		it := wire.ContextItem{Kind: wire.ItemFact, ID: r.Fact.ID, Text: strings.TrimPrefix(memory.FormatFact(r.Fact), "- ")}
@@ -280,13 +285,21 @@ func (e *Engine) queryItems(ctx context.Context, bank string, req ContextRequest
 }
 
 // clearsFloor reports whether a recalled fact is relevant enough for a
-// context with a relevance floor: found by words of the query (keyword
-// search, or the search of its document's text), or semantically at
-// least minSim similar to the query. A fact reached only through the
-// graph or a time window is not.
-func clearsFloor(r memory.Result, minSim float64) bool {
-	for _, lexical := range []string{memory.StrategyKeyword, recall.StrategyContext} {
-		if _, ok := r.Explain[lexical]; ok {
+// context with a relevance floor: keyword search found it, its text
+// holds one of the query's terms (terms, stemmed, without stopwords),
+// recall's fallback reranker found the query's terms in it or in the
+// turns next to it (a reply to a matching question), or it is
+// semantically at least minSim similar to the query. A fact reached only
+// through the graph, a time window or its session's score is not.
+func clearsFloor(r memory.Result, terms map[string]bool, minSim float64) bool {
+	if _, ok := r.Explain[memory.StrategyKeyword]; ok {
+		return true
+	}
+	if c, ok := r.Explain[recall.StrategyCoverage]; ok && c.Score > 0 {
+		return true
+	}
+	for _, t := range lex.Terms(r.Fact.Text) {
+		if terms[t] {
 			return true
 		}
 	}
