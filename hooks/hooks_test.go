@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -314,6 +315,15 @@ func TestRun_FailuresPrintNothing(t *testing.T) {
 				}
 			}
 		}
+	}
+	// A harness that never closes stdin does not hold the hook past its
+	// limit.
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	start := time.Now()
+	out, err := p.run(t, "claude-code", "SessionStart", func(o *hooks.Options) { o.Stdin = pr; o.Timeout = 100 * time.Millisecond })
+	if err == nil || out != "" || time.Since(start) > 5*time.Second {
+		t.Errorf("stdin never closed: output %q, err %v after %s", out, err, time.Since(start))
 	}
 	for _, c := range []struct{ harness, event, in string }{
 		{"claude-code", "SessionStart", "not json"},

@@ -105,21 +105,12 @@ func Run(ctx context.Context, o Options) error {
 	if !ok {
 		return memory.Errorf(memory.EINVALID, "%s event %q: mnemo handles %s", h.Name, o.Event, strings.Join(h.EventNames(), ", "))
 	}
-	raw, err := io.ReadAll(io.LimitReader(o.Stdin, maxInput+1))
-	if err != nil {
-		return fmt.Errorf("read the hook input: %w", err)
-	}
-	if len(raw) > maxInput {
-		return fmt.Errorf("the hook input is longer than %d bytes", maxInput)
-	}
-	var in Input
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return fmt.Errorf("the hook input is not JSON: %w", err)
-	}
 	limit := o.Timeout
 	if limit <= 0 {
 		limit = map[Action]time.Duration{ActionContext: DefaultContextTimeout, ActionPrompt: DefaultPromptTimeout, ActionRetain: DefaultRetainTimeout}[action]
 	}
+	// The limit covers reading stdin too: a harness that never closes it
+	// must not hold the hook.
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	type result struct {
@@ -128,6 +119,20 @@ func Run(ctx context.Context, o Options) error {
 	}
 	done := make(chan result, 1)
 	go func() {
+		raw, err := io.ReadAll(io.LimitReader(o.Stdin, maxInput+1))
+		if err != nil {
+			done <- result{nil, fmt.Errorf("read the hook input: %w", err)}
+			return
+		}
+		if len(raw) > maxInput {
+			done <- result{nil, fmt.Errorf("the hook input is longer than %d bytes", maxInput)}
+			return
+		}
+		var in Input
+		if err := json.Unmarshal(raw, &in); err != nil {
+			done <- result{nil, fmt.Errorf("the hook input is not JSON: %w", err)}
+			return
+		}
 		out, err := handle(ctx, h, action, o, &in)
 		done <- result{out, err}
 	}()
