@@ -256,6 +256,27 @@ func TestEngine_ContextDirectiveScopes(t *testing.T) {
 		t.Errorf("recall asked for web's directives returned %v", asked.Directives)
 	}
 
+	// Consolidation (every pass) leaves directives as they are.
+	before, err := eng.Directives(ctx, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.ConsolidateAll(ctx, "b"); err != nil {
+		t.Fatalf("ConsolidateAll: %v", err)
+	}
+	after, err := eng.Directives(ctx, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Fatalf("consolidation changed the directives: %d before, %d after", len(before), len(after))
+	}
+	for i := range before {
+		if (before[i].Text != after[i].Text || !slices.Equal(before[i].Scopes, after[i].Scopes) || !before[i].UpdatedAt.Equal(after[i].UpdatedAt)) {
+			t.Errorf("consolidation changed directive %s: %+v → %+v", before[i].ID, before[i], after[i])
+		}
+	}
+
 	// Edits and removal.
 	text := "Never push on Fridays."
 	scopes := []string{}
