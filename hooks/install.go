@@ -74,6 +74,9 @@ type InstallOptions struct {
 	// Args are flags put before the subcommand (--db, --bank).
 	Command string
 	Args    []string
+	// MCPArgs are flags for the MCP server only, after Args (a
+	// project's bank, so that its tools use the bank its hooks fill).
+	MCPArgs []string
 }
 
 // FileChange is what Install or Uninstall did to one file.
@@ -331,7 +334,7 @@ func addMCP(obj *object, h *Harness, o InstallOptions) {
 	}
 	srv.set("command", o.Command)
 	args := []any{}
-	for _, a := range o.Args {
+	for _, a := range append(append([]string{}, o.Args...), o.MCPArgs...) {
 		args = append(args, a)
 	}
 	srv.set("args", append(args, "mcp"))

@@ -58,7 +58,7 @@ func TestInstall_ClaudeCode(t *testing.T) {
 	if err := os.WriteFile(settings, original, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	o := hooks.InstallOptions{Harness: "claude-code", Scope: hooks.ScopeUser, Home: home, Command: "/opt/my tools/mnemo", Args: []string{"--db", "/data/m.db"}}
+	o := hooks.InstallOptions{Harness: "claude-code", Scope: hooks.ScopeUser, Home: home, Command: "/opt/my tools/mnemo", Args: []string{"--db", "/data/m.db"}, MCPArgs: []string{"--bank", "p"}}
 	changes, err := hooks.Install(o)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestInstall_ClaudeCode(t *testing.T) {
 	}
 	mcp := readJSON(t, filepath.Join(home, ".claude.json"))
 	srv, _ := mcp["mcpServers"].(map[string]any)["mnemo"].(map[string]any)
-	if srv["command"] != "/opt/my tools/mnemo" || !reflect.DeepEqual(srv["args"], []any{"--db", "/data/m.db", "mcp"}) || srv["type"] != "stdio" {
+	if srv["command"] != "/opt/my tools/mnemo" || !reflect.DeepEqual(srv["args"], []any{"--db", "/data/m.db", "--bank", "p", "mcp"}) || srv["type"] != "stdio" {
 		t.Errorf("MCP server %v", srv)
 	}
 

@@ -31,7 +31,8 @@ Every other setting is kept. Running it again changes nothing. Before the
 first change a copy of each file is kept beside it (FILE.mnemo-backup);
 --uninstall puts it back byte for byte (or, if the file changed since,
 takes out only mnemo's entries). --db and --bank given to install are
-passed on to the hooks and the MCP server.`,
+passed on to the hooks and the MCP server. With --project and no --bank,
+the MCP server gets the repository's bank, the one its hooks use.`,
 		Example: `  mnemo install claude-code
   mnemo install gemini-cli --project
   mnemo install claude-code --uninstall`,
@@ -68,6 +69,10 @@ passed on to the hooks and the MCP server.`,
 			}
 			if f := cmd.Root().PersistentFlags().Lookup("bank"); f != nil && f.Changed {
 				o.Args = append(o.Args, "--bank", g.bank)
+			} else if project {
+				// The hooks use the repository's bank: so does the MCP
+				// server of this project.
+				o.MCPArgs = []string{"--bank", hooks.ProjectBank(hooks.ProjectRoot(dir))}
 			}
 			run := hooks.Install
 			if uninstall {
