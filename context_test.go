@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -398,4 +399,34 @@ func TestEngine_ContextSections(t *testing.T) {
 	if _, err := eng.Context(ctx, "nobank", mnemo.ContextRequest{}); memory.ErrorCode(err) != memory.ENOTFOUND {
 		t.Errorf("unknown bank: %v, want ENOTFOUND", err)
 	}
+}
+
+// A session's context: the bank's directives for the scope, its memory
+// blocks and, given a query, the memories relevant to it, within a
+// token budget — the text for a system prompt.
+func ExampleEngine_Context() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "mnemo-example")
+	defer os.RemoveAll(dir)
+	eng, err := mnemo.Open(ctx, mnemo.Config{DB: filepath.Join(dir, "m.db"), JobPoll: -1, SessionIdle: -1, AccessFlush: -1})
+	if err != nil {
+		panic(err)
+	}
+	defer eng.Close()
+	eng.AddDirective(ctx, "", "Answer in British English.", nil)
+	eng.AddDirective(ctx, "", "Run the tests before a commit.", []string{"shop"})
+	eng.WriteBlock(ctx, "", memory.BlockUserProfile, "Name: Maya. Lives in Porto.", mnemo.BlockOptions{})
+	res, err := eng.Context(ctx, "", mnemo.ContextRequest{Scopes: []string{"shop"}, Budget: 200})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(res.Text)
+	// Output:
+	// Memory blocks:
+	// [user_profile]
+	//   Name: Maya. Lives in Porto.
+	//
+	// Directives (always follow these):
+	// - Answer in British English.
+	// - Run the tests before a commit. [shop]
 }

@@ -71,10 +71,11 @@ type Options struct {
 	Open   func(ctx context.Context) (eng Engine, close func() error, err error)
 	Stdin  io.Reader
 	Stdout io.Writer
-	// Getenv reads the environment (os.Getenv when nil).
+	// Getenv reads the environment (BankEnv); nil means none.
 	Getenv func(string) string
-	// Now is the clock (time.Now when nil).
-	Now func() time.Time
+	// Dir is the folder of an event whose JSON names no cwd (the
+	// process's working folder, for the command).
+	Dir string
 }
 
 // BankEnv names the environment variable a hook takes its bank from.
@@ -155,7 +156,7 @@ func Run(ctx context.Context, o Options) error {
 func handle(ctx context.Context, h *Harness, action Action, o Options, in *Input) ([]byte, error) {
 	getenv := o.Getenv
 	if getenv == nil {
-		getenv = os.Getenv
+		getenv = func(string) string { return "" }
 	}
 	bank, scope := resolveBank(o, in, getenv)
 	if action == ActionRetain && (in.TranscriptPath == "" || h.Transcript == nil) {
@@ -232,7 +233,7 @@ func handle(ctx context.Context, h *Harness, action Action, o Options, in *Input
 func resolveBank(o Options, in *Input, getenv func(string) string) (bank, scope string) {
 	dir := in.Cwd
 	if dir == "" {
-		dir, _ = os.Getwd()
+		dir = o.Dir
 	}
 	root := ProjectRoot(dir)
 	if root != "" {

@@ -53,7 +53,8 @@ writes these hooks into a harness's settings.`,
 			if len(args) == 2 {
 				o.Harness, o.Event = args[0], args[1]
 			}
-			o.Stdin, o.Stdout = g.stdin, g.stdout
+			o.Stdin, o.Stdout, o.Getenv = g.stdin, g.stdout, os.Getenv
+			o.Dir, _ = os.Getwd()
 			if cmd.Flags().Changed("bank") || cmd.Root().PersistentFlags().Changed("bank") {
 				o.Bank = g.bank
 			}
