@@ -273,7 +273,7 @@ func TestEngine_ContextDirectiveScopes(t *testing.T) {
 		t.Fatalf("consolidation changed the directives: %d before, %d after", len(before), len(after))
 	}
 	for i := range before {
-		if (before[i].Text != after[i].Text || !slices.Equal(before[i].Scopes, after[i].Scopes) || !before[i].UpdatedAt.Equal(after[i].UpdatedAt)) {
+		if before[i].Text != after[i].Text || !slices.Equal(before[i].Scopes, after[i].Scopes) || !before[i].UpdatedAt.Equal(after[i].UpdatedAt) {
 			t.Errorf("consolidation changed directive %s: %+v → %+v", before[i].ID, before[i], after[i])
 		}
 	}
