@@ -107,7 +107,7 @@ func (e *Engine) Context(ctx context.Context, bank string, req ContextRequest) (
 		return nil, err
 	}
 	if n := recall.CountTokens(empty); n > budget {
-		return nil, memory.Errorf(memory.EINVALID, "budget %d: an empty %s context takes %d tokens", budget, req.Format, n)
+		return nil, memory.Errorf(memory.EINVALID, "budget %d: an empty %s context takes %d tokens", budget, cmp.Or(req.Format, memory.FormatText), n)
 	}
 	if err := e.requireBank(ctx, bank); err != nil {
 		return nil, err
