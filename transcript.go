@@ -40,6 +40,16 @@ type TranscriptOptions struct {
 	// Batch is how many messages make one document at most; 0 means
 	// DefaultTranscriptBatch.
 	Batch int
+	// TurnStart, when set, reports whether a message starts a turn (the
+	// user's message): each turn is then a document of its own, named
+	// after its first message's id ("<ItemPrefix><id>"), so that the
+	// same turn read again — from a resumed session's copy of the
+	// history, under another source — is the same item and adds
+	// nothing.
+	TurnStart func(memory.Message) bool
+	// ItemPrefix starts the item of a turn's document (the harness:
+	// "claude-code:").
+	ItemPrefix string
 	// Metadata is stored on every document made from the transcript.
 	Metadata map[string]string
 }
@@ -121,7 +131,11 @@ func (e *Engine) RetainTranscript(ctx context.Context, o TranscriptOptions) (*Tr
 				return err
 			}
 		} else {
-			req := memory.RetainRequest{BankID: o.Bank, Source: memory.SourceChat, ItemID: fmt.Sprintf("%s@%d", o.Source, batchStart), Messages: batch, Metadata: o.Metadata}
+			item := fmt.Sprintf("%s@%d", o.Source, batchStart)
+			if o.TurnStart != nil && batch[0].ID != "" {
+				item = o.ItemPrefix + batch[0].ID
+			}
+			req := memory.RetainRequest{BankID: o.Bank, Source: memory.SourceChat, ItemID: item, Messages: batch, Metadata: o.Metadata}
 			out, err := e.retain.RetainWith(ctx, req, retain.Along{Watermark: mark})
 			if memory.ErrorCode(err) == memory.EINVALID {
 				// Nothing retainable in the batch: pass over it.
@@ -151,6 +165,15 @@ func (e *Engine) RetainTranscript(ctx context.Context, o TranscriptOptions) (*Tr
 		off += n
 		if raw := bytes.TrimSpace(line); !tooLong && len(raw) > 0 {
 			if msg, ok := o.Parse(raw); ok {
+				if o.TurnStart != nil && len(batch) > 0 && o.TurnStart(msg) {
+					// A new turn: the batch ends before this line.
+					next := off
+					off -= n
+					if err := flush(); err != nil {
+						return res, err
+					}
+					off = next
+				}
 				batch = append(batch, msg)
 			}
 		}

@@ -49,6 +49,9 @@ type Harness struct {
 	// Transcript reads one line of the harness's transcript file; nil
 	// when the harness's transcript format is not supported.
 	Transcript func(line []byte) (memory.Message, bool)
+	// TurnStart reports whether a transcript message starts a turn (see
+	// mnemo.TranscriptOptions.TurnStart).
+	TurnStart func(memory.Message) bool
 	// Settings is where `mnemo install` writes the hooks and the MCP
 	// server, per scope.
 	Settings func(home, project string, scope Scope) []SettingsFile
@@ -117,6 +120,7 @@ var claudeCode = &Harness{
 	},
 	Output:      additionalContext,
 	Transcript:  claudeTranscriptLine,
+	TurnStart:   func(m memory.Message) bool { return m.Speaker == "user" },
 	Settings:    claudeSettings,
 	TimeoutUnit: 1,
 }

@@ -204,8 +204,8 @@ func TestRun_TranscriptIncremental(t *testing.T) {
 	}
 	first := p.facts(t)
 	docs := stat(t, p).Documents
-	if first == 0 || docs != 1 {
-		t.Fatalf("first retain: %d facts, %d documents", first, docs)
+	if first == 0 || docs != 2 {
+		t.Fatalf("first retain: %d facts, %d documents; want a document per turn (2)", first, docs)
 	}
 	for _, ev := range []string{"Stop", "SessionEnd", "PreCompact"} {
 		if _, err := p.run(t, "claude-code", ev, nil); err != nil {
@@ -231,6 +231,19 @@ func TestRun_TranscriptIncremental(t *testing.T) {
 	}
 	if got, d := p.facts(t), stat(t, p).Documents; got <= first || d != docs+1 {
 		t.Fatalf("after resuming: %d facts, %d documents; want more than %d facts and %d documents", got, d, first, docs+1)
+	}
+	// A session resumed under a new id, its history copied into a new
+	// transcript: the turns are the same items, nothing is added.
+	facts, docs := p.facts(t), stat(t, p).Documents
+	fork := filepath.Join(filepath.Dir(p.transcript), "fork.jsonl")
+	copyFile(t, p.transcript, fork)
+	if _, err := p.run(t, "claude-code", "SessionEnd", func(o *hooks.Options) {
+		o.Stdin = strings.NewReader(`{"session_id":"another-session","hook_event_name":"SessionEnd","reason":"exit","cwd":` + quote(p.dir) + `,"transcript_path":` + quote(fork) + `}`)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, d := p.facts(t), stat(t, p).Documents; got != facts || d != docs {
+		t.Errorf("a copied history added %d facts and %d documents", got-facts, d-docs)
 	}
 	page, err := p.eng.Facts(ctx, p.bank, memory.FactQuery{})
 	if err != nil {

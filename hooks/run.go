@@ -221,7 +221,8 @@ func handle(ctx context.Context, h *Harness, action Action, o Options, in *Input
 		if scope != "" {
 			meta["project"] = scope
 		}
-		_, err := eng.RetainTranscript(ctx, mnemo.TranscriptOptions{Bank: bank, Source: source, Path: in.TranscriptPath, Parse: h.Transcript, Metadata: meta})
+		_, err := eng.RetainTranscript(ctx, mnemo.TranscriptOptions{Bank: bank, Source: source, Path: in.TranscriptPath, Parse: h.Transcript, Metadata: meta,
+			TurnStart: h.TurnStart, ItemPrefix: h.Name + ":"})
 		return nil, err
 	}
 	return nil, errors.New("unknown action")
