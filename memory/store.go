@@ -46,6 +46,7 @@ type Store interface {
 
 	EntityTimelines  // timeline.go: the temporal pass
 	ImportanceScores // importance.go: importance scoring
+	Directives       // directive.go: must-follow memories
 	// Close releases the store's resources.
 	Close() error
 }

@@ -95,6 +95,11 @@ func TestKeys(t *testing.T) {
 		{wire.DreamList{}, "dreams"},
 		{wire.ObservationIDs{}, "ids"},
 		{wire.Restored{}, "facts observations"},
+		{wire.Context{}, "bank budget sections"},
+		{wire.ContextSection{}, "name items"},
+		{wire.ContextItem{}, "kind id name label text scopes previously"},
+		{wire.Directive{}, "id bank text scopes created_at updated_at"},
+		{wire.DirectiveList{}, "directives"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

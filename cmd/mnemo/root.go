@@ -132,6 +132,8 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newConsolidateCmd(g), newRunsCmd(g), newTiersCmd(g))
 	root.AddCommand(newObservationsCmd(g)) // observations.go
 	root.AddCommand(newDreamsCmd(g), newRestoreCmd(g))
+	root.AddCommand(newContextCmd(g), newDirectivesCmd(g)) // context.go, directives.go
+	root.AddCommand(newHookCmd(g), newInstallCmd(g))       // hook.go, install.go
 	typeUsageErrors(root)
 	return root, g
 }

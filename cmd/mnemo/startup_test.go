@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,12 +31,15 @@ func BenchmarkStartup(b *testing.B) {
 			b.Fatalf("retain %d: %v\n%s", i, err, out)
 		}
 	}
+	big := bigBank(b, cmp.Or(mnemoBin, bin)) // startup_context_test.go: made by this build (directives)
 	for _, bb := range []struct {
 		name string
 		args []string
 	}{
 		{"Help", []string{"--help"}},
 		{"Recall", []string{"--db", db, "recall", "who adopted a dog?"}},
+		{"Context10k", []string{"--db", big, "--bank", "synthetic", "context", "--scope", "project"}},
+		{"ContextQuery10k", []string{"--db", big, "--bank", "synthetic", "context", "--scope", "project", "--query", "who adopted a dog?"}},
 	} {
 		b.Run(bb.name, func(b *testing.B) {
 			var rss []int64

@@ -175,6 +175,8 @@ func (s *Server) register() {
 	s.registerJobs()        // jobs.go
 	s.registerDocuments()   // documents.go
 	s.registerStats()       // stats.go
+	s.registerContext()     // context.go
+	s.registerDirectives()  // directives.go
 	s.registerExport()      // export.go
 	s.registerForget()      // forget.go
 	s.registerFacts()       // facts.go

@@ -102,6 +102,8 @@ func New(eng *mnemo.Engine, opts Options) *Server {
 	s.addBlocks()
 	s.addForget()
 	s.addAbout()
+	s.addContext()    // context.go
+	s.addDirectives() // directives.go
 	return s
 }
 

@@ -47,6 +47,7 @@ type memBank struct {
 	// observations by id; memstore_observation_test.go
 	observations map[string]*memory.Observation
 	blocks       map[string]*memory.Block               // by name; memstore_block_test.go
+	directives   map[string]*memory.Directive           // by id; memstore_directive_test.go
 	dreams       map[string]*memory.Dream               // by id; memstore_dream_test.go
 	forgetLog    []*memory.ForgetRecord                 // oldest first; memstore_forget_test.go
 	consolidate  *memConsolidate                        // runs and tier log; memstore_consolidate_test.go

@@ -192,6 +192,9 @@ var suite = []struct {
 		{"Promote", testShortTermPromote},
 		{"RoundTrip", testShortTermRoundTrip},
 	}},
+	{"Directives", []testCase{ // directive.go: memory.Directives
+		{"RoundTrip", testDirectivesRoundTrip}, {"Errors", testDirectivesErrors}, {"Isolation", testDirectivesIsolation},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
