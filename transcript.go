@@ -136,7 +136,11 @@ func (e *Engine) RetainTranscript(ctx context.Context, o TranscriptOptions) (*Tr
 				item = o.ItemPrefix + batch[0].ID
 			}
 			req := memory.RetainRequest{BankID: o.Bank, Source: memory.SourceChat, ItemID: item, Messages: batch, Metadata: o.Metadata}
+			e.redact(ctx, &req) // firewall.go: a coding transcript is full of keys
 			out, err := e.retain.RetainWith(ctx, req, retain.Along{Watermark: mark})
+			if err == nil {
+				e.emitRetained(ctx, o.Bank, out)
+			}
 			if memory.ErrorCode(err) == memory.EINVALID {
 				// Nothing retainable in the batch: pass over it.
 				e.log.Warn("transcript batch skipped", "source", source, "offset", batchStart, "err", memory.ErrorMessage(err))
