@@ -45,6 +45,7 @@ type Store interface {
 
 	EntityTimelines  // timeline.go: the temporal pass
 	ImportanceScores // importance.go: importance scoring
+	StandingAnswers  // standing.go: pinned questions and their answers
 	// Close releases the store's resources.
 	Close() error
 }
