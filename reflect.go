@@ -42,7 +42,7 @@ func (e *Engine) Reflect(ctx context.Context, bank string, req reflection.Reques
 		}
 	}
 	if e.llm == nil {
-		return empty, memory.Errorf(memory.EUNAVAILABLE, "reflect needs an LLM, and none is configured (configure one, e.g. --llm openai:gpt-4o-mini)")
+		return empty, memory.Errorf(memory.EUNAVAILABLE, "reflect needs an LLM, and none is configured")
 	}
 	b, err := e.store.Bank(ctx, bank)
 	if err != nil {

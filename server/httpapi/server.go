@@ -183,4 +183,6 @@ func (s *Server) register() {
 	s.registerKeys()        // keys.go
 	s.registerConsolidate() // consolidate.go
 	s.registerDreams()      // dreams.go
+	s.registerReflect()     // reflect.go
+	s.registerStanding()    // standing.go
 }

@@ -102,6 +102,7 @@ func New(eng *mnemo.Engine, opts Options) *Server {
 	s.addBlocks()
 	s.addForget()
 	s.addAbout()
+	s.addReflect() // reflect.go
 	return s
 }
 
