@@ -22,7 +22,7 @@ func newReflectCmd(g *globals) *cobra.Command {
 things up with recall, observations, an entity's facts and a fact's source
 text, as many times as the question needs, then answers with the ids of the
 memories the answer rests on. The bank's disposition and mission shape how
-it reasons (mnemo bank update). A question the bank pinned (mnemo standing
+it reasons (PATCH /v1/banks/{bank}). A question the bank pinned (mnemo standing
 add) is answered from its fresh standing answer, with no LLM call.
 See docs/reflect.md.`,
 		Args: cobra.MinimumNArgs(1),
