@@ -37,6 +37,9 @@ type Standing struct {
 func (e *Engine) PinQuestion(ctx context.Context, bank, question string) (*memory.StandingQuestion, error) {
 	bank = defaultBank(bank)
 	question = strings.TrimSpace(question)
+	if memory.NormalizeQuestion(question) == "" {
+		return nil, memory.Errorf(memory.EINVALID, "the question is empty")
+	}
 	qs, err := e.store.StandingQuestions(ctx, bank)
 	if err != nil {
 		return nil, err
@@ -44,9 +47,10 @@ func (e *Engine) PinQuestion(ctx context.Context, bank, question string) (*memor
 	if len(qs) >= memory.MaxStandingQuestions {
 		return nil, memory.Errorf(memory.EINVALID, "bank %q has %d pinned questions, the most it may have; unpin one first", bank, len(qs))
 	}
-	// The id is the normalised question's: pinning the same question
-	// twice is a conflict the store sees.
-	q := &memory.StandingQuestion{ID: id.Derive("sq", time.Time{}, bank, memory.NormalizeQuestion(question)), BankID: bank,
+	// The id is the normalised question's (standingID): pinning the same
+	// question twice is a conflict the store sees, and reads find it by
+	// key.
+	q := &memory.StandingQuestion{ID: standingID(bank, question), BankID: bank,
 		Question: question, CreatedAt: e.now().UTC().Truncate(time.Microsecond)}
 	if err := e.store.PinQuestion(ctx, bank, q); err != nil {
 		if memory.ErrorCode(err) == memory.ECONFLICT {
@@ -103,19 +107,37 @@ func (e *Engine) UnpinQuestion(ctx context.Context, bank, ref string) (*memory.S
 }
 
 // pinned returns bank's pinned question whose id is ref or whose text is
-// ref's, or nil.
+// ref's, or nil. A question's id is derived from its normalised text
+// (standingID), so either is one lookup by key, whatever the number of
+// questions pinned: recall makes it on every query.
 func (e *Engine) pinned(ctx context.Context, bank, ref string) (*memory.StandingQuestion, error) {
-	qs, err := e.store.StandingQuestions(ctx, bank)
-	if err != nil {
-		return nil, err
+	ids := []string{standingID(bank, ref)}
+	if strings.HasPrefix(ref, "sq_") {
+		ids = []string{ref, ids[0]}
 	}
-	norm := memory.NormalizeQuestion(ref)
-	for _, q := range qs {
-		if q.ID == ref || (norm != "" && memory.NormalizeQuestion(q.Question) == norm) {
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		q, err := e.store.StandingQuestion(ctx, bank, id)
+		if err == nil {
 			return q, nil
+		}
+		if memory.ErrorCode(err) != memory.ENOTFOUND {
+			return nil, err
 		}
 	}
 	return nil, nil
+}
+
+// standingID is the id of question pinned in bank: the same for every
+// question with the same normalised text; "" for an empty one.
+func standingID(bank, question string) string {
+	norm := memory.NormalizeQuestion(question)
+	if norm == "" {
+		return ""
+	}
+	return id.Derive("sq", time.Time{}, bank, norm)
 }
 
 // fresh returns bank's standing question asked by text when it has a

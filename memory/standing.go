@@ -41,6 +41,10 @@ type StandingAnswers interface {
 	// answers, oldest pinned first (by CreatedAt, then id). An unknown
 	// bank is ENOTFOUND.
 	StandingQuestions(ctx context.Context, bankID string) ([]*StandingQuestion, error)
+	// StandingQuestion returns the pinned question id of a bank with its
+	// answer; an id the bank does not hold, or an unknown bank, is
+	// ENOTFOUND.
+	StandingQuestion(ctx context.Context, bankID, id string) (*StandingQuestion, error)
 	// SetStandingAnswer records the answer to the pinned question id,
 	// the memories it rests on and when it was made, replacing the
 	// previous answer; the question and its pin time stay. An answer

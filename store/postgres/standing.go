@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -40,29 +41,45 @@ func (s *Store) StandingQuestions(ctx context.Context, bankID string) ([]*memory
 	if err := requireBank(ctx, s.pool, bankID); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, question, created_at, answer, memory_ids, answered_at
-		FROM standing_questions WHERE bank_id = $1 ORDER BY created_at, id`, bankID)
+	rows, err := s.pool.Query(ctx, `SELECT `+standingColumns+` FROM standing_questions WHERE bank_id = $1 ORDER BY created_at, id`, bankID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out, err := dbrows.Collect(rows, func(r dbrows.Scanner) (*memory.StandingQuestion, error) {
-		q := &memory.StandingQuestion{BankID: bankID}
-		var created time.Time
-		var answered *time.Time
-		if err := r.Scan(&q.ID, &q.Question, &created, &q.Answer, &q.MemoryIDs, &answered); err != nil {
-			return nil, err
-		}
-		if len(q.MemoryIDs) == 0 {
-			q.MemoryIDs = nil
-		}
-		q.CreatedAt, q.AnsweredAt = created.UTC(), tm(answered)
-		return q, nil
-	})
+	out, err := dbrows.Collect(rows, func(r dbrows.Scanner) (*memory.StandingQuestion, error) { return scanStanding(r, bankID) })
 	if out == nil && err == nil {
 		out = []*memory.StandingQuestion{}
 	}
 	return out, err
+}
+
+// StandingQuestion implements memory.StandingAnswers: one row by its key.
+func (s *Store) StandingQuestion(ctx context.Context, bankID, id string) (*memory.StandingQuestion, error) {
+	q, err := scanStanding(s.pool.QueryRow(ctx, `SELECT `+standingColumns+` FROM standing_questions WHERE bank_id = $1 AND id = $2`, bankID, id), bankID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		if err := requireBank(ctx, s.pool, bankID); err != nil {
+			return nil, err
+		}
+		return nil, memory.Errorf(memory.ENOTFOUND, "no pinned question %s in bank %q", id, bankID)
+	}
+	return q, err
+}
+
+const standingColumns = `id, question, created_at, answer, memory_ids, answered_at`
+
+// scanStanding reads a row of standingColumns.
+func scanStanding(r dbrows.Scanner, bankID string) (*memory.StandingQuestion, error) {
+	q := &memory.StandingQuestion{BankID: bankID}
+	var created time.Time
+	var answered *time.Time
+	if err := r.Scan(&q.ID, &q.Question, &created, &q.Answer, &q.MemoryIDs, &answered); err != nil {
+		return nil, err
+	}
+	if len(q.MemoryIDs) == 0 {
+		q.MemoryIDs = nil
+	}
+	q.CreatedAt, q.AnsweredAt = created.UTC(), tm(answered)
+	return q, nil
 }
 
 // SetStandingAnswer implements memory.StandingAnswers.

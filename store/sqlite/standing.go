@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -40,33 +41,49 @@ func (s *Store) StandingQuestions(ctx context.Context, bankID string) ([]*memory
 	if err := requireBank(ctx, s.rdb, bankID); err != nil {
 		return nil, err
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id, question, created_at, answer, memory_ids, answered_at
-		FROM standing_questions WHERE bank_id = ? ORDER BY created_at, id`, bankID)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+standingColumns+` FROM standing_questions WHERE bank_id = ? ORDER BY created_at, id`, bankID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out, err := dbrows.Collect(rows, func(r dbrows.Scanner) (*memory.StandingQuestion, error) {
-		q := &memory.StandingQuestion{BankID: bankID}
-		var created int64
-		var ids string
-		var answered sql.NullInt64
-		if err := r.Scan(&q.ID, &q.Question, &created, &q.Answer, &ids, &answered); err != nil {
-			return nil, err
-		}
-		if err := unmarshalJSON(ids, &q.MemoryIDs); err != nil {
-			return nil, fmt.Errorf("standing question %s memory ids: %w", q.ID, err)
-		}
-		if len(q.MemoryIDs) == 0 {
-			q.MemoryIDs = nil
-		}
-		q.CreatedAt, q.AnsweredAt = fromMicro(created), fromNullMicro(answered)
-		return q, nil
-	})
+	out, err := dbrows.Collect(rows, func(r dbrows.Scanner) (*memory.StandingQuestion, error) { return scanStanding(r, bankID) })
 	if out == nil && err == nil {
 		out = []*memory.StandingQuestion{}
 	}
 	return out, err
+}
+
+// StandingQuestion implements memory.StandingAnswers: one row by its key.
+func (s *Store) StandingQuestion(ctx context.Context, bankID, id string) (*memory.StandingQuestion, error) {
+	q, err := scanStanding(s.rdb.QueryRowContext(ctx, `SELECT `+standingColumns+` FROM standing_questions WHERE bank_id = ? AND id = ?`, bankID, id), bankID)
+	if errors.Is(err, sql.ErrNoRows) {
+		if err := requireBank(ctx, s.rdb, bankID); err != nil {
+			return nil, err
+		}
+		return nil, memory.Errorf(memory.ENOTFOUND, "no pinned question %s in bank %q", id, bankID)
+	}
+	return q, err
+}
+
+const standingColumns = `id, question, created_at, answer, memory_ids, answered_at`
+
+// scanStanding reads a row of standingColumns.
+func scanStanding(r dbrows.Scanner, bankID string) (*memory.StandingQuestion, error) {
+	q := &memory.StandingQuestion{BankID: bankID}
+	var created int64
+	var ids string
+	var answered sql.NullInt64
+	if err := r.Scan(&q.ID, &q.Question, &created, &q.Answer, &ids, &answered); err != nil {
+		return nil, err
+	}
+	if err := unmarshalJSON(ids, &q.MemoryIDs); err != nil {
+		return nil, fmt.Errorf("standing question %s memory ids: %w", q.ID, err)
+	}
+	if len(q.MemoryIDs) == 0 {
+		q.MemoryIDs = nil
+	}
+	q.CreatedAt, q.AnsweredAt = fromMicro(created), fromNullMicro(answered)
+	return q, nil
 }
 
 // SetStandingAnswer implements memory.StandingAnswers.

@@ -43,6 +43,18 @@ func (s *memStore) StandingQuestions(_ context.Context, bankID string) ([]*memor
 	})
 }
 
+func (s *memStore) StandingQuestion(_ context.Context, bankID, id string) (*memory.StandingQuestion, error) {
+	return with(s, bankID, func(b *memBank) (*memory.StandingQuestion, error) {
+		q, ok := b.standing[id]
+		if !ok {
+			return nil, memory.Errorf(memory.ENOTFOUND, "no pinned question %s in bank %q", id, bankID)
+		}
+		c := *q
+		c.MemoryIDs = slices.Clone(q.MemoryIDs)
+		return &c, nil
+	})
+}
+
 func (s *memStore) SetStandingAnswer(_ context.Context, bankID, id, answer string, memoryIDs []string, at time.Time) error {
 	if err := memory.ValidateStandingAnswer(answer, memoryIDs, at); err != nil {
 		return err

@@ -63,6 +63,14 @@ func testStandingRoundTrip(e *env) {
 	want := &memory.StandingQuestion{ID: "q-b", BankID: "b", Question: "What does the user prefer for breakfast?", CreatedAt: hours(1),
 		Answer: "Porridge with blueberries.", MemoryIDs: ev, AnsweredAt: hours(2)}
 	checkDiff(e.t, "q-b answered", list("b")[1], want)
+	one, err := st.StandingQuestion(e.ctx, "b", "q-b")
+	if err != nil {
+		e.t.Fatalf("StandingQuestion(q-b): %v", err)
+	}
+	checkDiff(e.t, "StandingQuestion(q-b)", one, want)
+	if one, err := st.StandingQuestion(e.ctx, "b", "q-a"); err != nil || one.Answer != "" || !one.AnsweredAt.IsZero() || one.Question != "Who is Sam's manager?" {
+		e.t.Errorf("StandingQuestion(q-a) = %+v, %v; want it unanswered", one, err)
+	}
 
 	if err := st.SetStandingAnswer(e.ctx, "b", "q-b", "Toast, since March.", []string{"f-9"}, hours(3)); err != nil {
 		e.t.Fatalf("SetStandingAnswer(again): %v", err)
@@ -104,6 +112,7 @@ func testStandingRoundTrip(e *env) {
 func testStandingErrors(e *env) {
 	st := e.standing()
 	e.newBank("b")
+	e.newBank("c")
 	if got, err := st.StandingQuestions(e.ctx, "b"); err != nil || len(got) != 0 {
 		e.t.Errorf("StandingQuestions(empty) = %d, %v; want none", len(got), err)
 	}
@@ -148,8 +157,15 @@ func testStandingErrors(e *env) {
 	}
 	wantCode(e.t, "SetStandingAnswer(unknown id)", st.SetStandingAnswer(e.ctx, "b", "nope", "Lisbon", nil, hours(1)), memory.ENOTFOUND)
 	wantCode(e.t, "UnpinQuestion(unknown id)", st.UnpinQuestion(e.ctx, "b", "nope"), memory.ENOTFOUND)
+	_, err := st.StandingQuestion(e.ctx, "b", "nope")
+	wantCode(e.t, "StandingQuestion(unknown id)", err, memory.ENOTFOUND)
+	_, err = st.StandingQuestion(e.ctx, "nope", "q1")
+	wantCode(e.t, "StandingQuestion(unknown bank)", err, memory.ENOTFOUND)
+	if _, err := st.StandingQuestion(e.ctx, "c", "q1"); err == nil {
+		e.t.Errorf("StandingQuestion found bank b's question in bank c")
+	}
 	wantCode(e.t, "PinQuestion(unknown bank)", st.PinQuestion(e.ctx, "nope", testQuestion("q2", "Why?", 0)), memory.ENOTFOUND)
-	_, err := st.StandingQuestions(e.ctx, "nope")
+	_, err = st.StandingQuestions(e.ctx, "nope")
 	wantCode(e.t, "StandingQuestions(unknown bank)", err, memory.ENOTFOUND)
 	wantCode(e.t, "SetStandingAnswer(unknown bank)", st.SetStandingAnswer(e.ctx, "nope", "q1", "Lisbon", nil, hours(1)), memory.ENOTFOUND)
 	wantCode(e.t, "UnpinQuestion(unknown bank)", st.UnpinQuestion(e.ctx, "nope", "q1"), memory.ENOTFOUND)
