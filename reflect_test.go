@@ -81,8 +81,9 @@ func (e *llmEnv) retainScripted(bank, speaker, text string, at time.Time, facts 
 // and the city, which only the source text of the move says (an
 // expand). The scripted model takes each step from what the previous
 // tool showed it; the answer and its memory ids come out right.
-func TestEngine_Reflect_MultiStep(t *testing.T) {
-	e := newLLMEnv(t)
+func TestEngine_Reflect_MultiStep(t *testing.T) { eachStore(t, testReflectMultiStep) }
+
+func testReflectMultiStep(t *testing.T, e *llmEnv) {
 	e.srv.On(llmtest.Rule{Schema: "conflicts", Reply: llmtest.Reply{JSON: decisions()}})
 	at := time.Date(2024, 4, 2, 10, 0, 0, 0, time.UTC)
 	e.retainScripted("default", "Sam", "At work I report to Priya Natarajan, she runs the design team.", at,

@@ -34,8 +34,9 @@ func shoeModel(r llmtest.Request) llmtest.Reply {
 // call; a contradicting fact makes it stale (and it is no longer
 // served); the next pass answers it anew, and recall returns the new
 // answer first. A pass over an unchanged bank asks the model nothing.
-func TestEngine_Standing(t *testing.T) {
-	e := newLLMEnv(t)
+func TestEngine_Standing(t *testing.T) { eachStore(t, testStanding) }
+
+func testStanding(t *testing.T, e *llmEnv) {
 	e.bank("default")
 	e.srv.On(llmtest.Rule{Match: isReflect, Respond: shoeModel})
 	const question = "What is Tom's favourite shoe brand?"
