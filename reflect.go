@@ -7,15 +7,15 @@ import (
 	"github.com/mnemo-ai/mnemo/reflection"
 )
 
-// The engine is the memory the reflect loop reads: its Recall, About and
-// FactSource, nothing else.
+// The engine is the memory the reflect loop reads: its Recall, About,
+// FactSource and StandingAnswers, nothing else.
 var _ reflection.Memory = (*Engine)(nil)
 
 // Reflect answers a question from bank's memory (seed 003 §5): a fresh
 // standing answer to the question when the bank pinned it (see
 // PinQuestion), at no model cost (Result.Standing); otherwise the
 // reflection loop, in which the configured LLM calls recall,
-// search_observations, about and expand until it answers or req's
+// search_observations, about, expand and standing_answers until it answers or req's
 // budget runs out (reflection.Loop.Run says what happens then). The
 // bank's disposition and mission shape the loop's system prompt, never
 // what recall finds. A question asked as of a time (req.AsOf) is never

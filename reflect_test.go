@@ -173,7 +173,7 @@ func testReflectMultiStep(t *testing.T, e *llmEnv) {
 		t.Errorf("second recall did not show the move fact")
 	}
 	// Every call but the last offers the five tools.
-	if got := reqs[0].Tools; !slices.Equal(got, []string{"recall", "search_observations", "about", "expand", "answer"}) {
+	if got := reqs[0].Tools; !slices.Equal(got, []string{"recall", "search_observations", "about", "expand", "standing_answers", "answer"}) {
 		t.Errorf("tools offered %v", got)
 	}
 }

@@ -2,6 +2,7 @@ package mnemo
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,6 +85,30 @@ func (e *Engine) StandingQuestions(ctx context.Context, bank string) ([]Standing
 			return nil, err
 		}
 		out = append(out, s)
+	}
+	return out, nil
+}
+
+// StandingAnswers returns bank's answered standing questions whose
+// evidence still stands — every memory an answer rests on exists and is
+// active (consolidate.StandingStale without the recall of each question,
+// which the reflect tool that reads them cannot afford per question) —
+// oldest pinned first. An unknown bank is ENOTFOUND.
+func (e *Engine) StandingAnswers(ctx context.Context, bank string) ([]*memory.StandingQuestion, error) {
+	bank = defaultBank(bank)
+	qs, err := e.store.StandingQuestions(ctx, bank)
+	if err != nil {
+		return nil, err
+	}
+	out := []*memory.StandingQuestion{}
+	for _, q := range qs {
+		why, err := consolidate.StandingStale(ctx, e.evidence(), q, nil)
+		if err != nil {
+			return nil, err
+		}
+		if why == "" {
+			out = append(out, q)
+		}
 	}
 	return out, nil
 }
@@ -210,9 +235,10 @@ func (e *Engine) runStanding(ctx context.Context, p passRun) (map[string]int, er
 	if err != nil {
 		return nil, err
 	}
-	loop := &reflection.Loop{LLM: p.llm, Memory: e, Now: e.now}
 	persona := reflection.PersonaOf(b.Settings)
 	answer := func(ctx context.Context, question string) (string, []string, error) {
+		// The question's own old answer is not evidence for its new one.
+		loop := &reflection.Loop{LLM: p.llm, Memory: otherAnswers{e, standingID(p.bank, question)}, Now: e.now}
 		res, err := loop.Run(ctx, p.bank, persona, reflection.Request{Question: question})
 		return res.Answer, res.MemoryIDs, err
 	}
@@ -221,6 +247,18 @@ func (e *Engine) runStanding(ctx context.Context, p passRun) (map[string]int, er
 		return nil, err
 	}
 	return res.Counts(), err
+}
+
+// otherAnswers is the engine as the standing pass's loop reads it: the
+// standing answers but the one being answered anew.
+type otherAnswers struct {
+	*Engine
+	skip string
+}
+
+func (m otherAnswers) StandingAnswers(ctx context.Context, bank string) ([]*memory.StandingQuestion, error) {
+	qs, err := m.Engine.StandingAnswers(ctx, bank)
+	return slices.DeleteFunc(qs, func(q *memory.StandingQuestion) bool { return q.ID == m.skip }), err
 }
 
 // standingStore is the store with the evidence reader for the pass.

@@ -203,3 +203,91 @@ func slicesEq(got []string, want ...string) bool {
 	}
 	return true
 }
+
+// TestEngine_Standing_Tool: reflect's standing_answers tool shows the
+// bank's standing answers whose evidence stands — and, while the pass
+// answers a question anew, never that question's own old answer.
+func TestEngine_Standing_Tool(t *testing.T) {
+	e := newLLMEnv(t)
+	e.bank("default")
+	e.srv.On(llmtest.Rule{Schema: "conflicts", Reply: llmtest.Reply{JSON: decisions()}})
+	at := time.Date(2024, 5, 1, 18, 0, 0, 0, time.UTC)
+	e.clock.set(at)
+	e.retainScripted("default", "Tom", "Nike are my favourite.", at, "Tom's favourite shoe brand is Nike")
+	e.retainScripted("default", "Tom", "Green, always green.", at, "Tom's favourite colour is green")
+	const shoes, colour = "What is Tom's favourite shoe brand?", "What is Tom's favourite colour?"
+	// The model looks at the standing answers first, then recalls, then
+	// answers from the fact line that names the question's subject.
+	e.srv.On(llmtest.Rule{Match: isReflect, Respond: func(r llmtest.Request) llmtest.Reply {
+		res := toolResults(r)
+		q := r.Messages[1].Content // after the system message
+		switch len(res) {
+		case 0:
+			return call("standing_answers", map[string]any{})
+		case 1:
+			return call("recall", map[string]any{"query": q})
+		}
+		key := "shoe brand"
+		if q == colour {
+			key = "colour"
+		}
+		for _, l := range lines(res[1]) {
+			if strings.Contains(l.text, key) {
+				words := strings.Fields(l.text)
+				return call("answer", map[string]any{"answer": words[len(words)-1], "memory_ids": []string{l.id}})
+			}
+		}
+		return llmtest.Reply{Content: "Not known."}
+	}})
+	if _, err := e.eng.PinQuestion(e.ctx, "", shoes); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.set(at.Add(time.Minute))
+	if _, err := e.eng.PinQuestion(e.ctx, "", colour); err != nil {
+		t.Fatal(err)
+	}
+	// standingSeen is what the standing_answers tool showed the loop
+	// answering question, in the requests from the n-th on.
+	standingSeen := func(from int, question string) string {
+		for _, r := range e.srv.ChatRequests()[from:] {
+			if res := toolResults(r); len(res) > 0 && isReflect(r) && r.Messages[1].Content == question {
+				return res[0]
+			}
+		}
+		t.Fatalf("no loop answered %q", question)
+		return ""
+	}
+
+	e.clock.set(at.Add(time.Hour))
+	from := len(e.srv.ChatRequests())
+	e.consolidate("", mnemo.PassStanding)
+	if got := standingSeen(from, shoes); got != "No standing answers." {
+		t.Errorf("first question's loop saw %q, want none yet", got)
+	}
+	if got := standingSeen(from, colour); !strings.Contains(got, "Q: "+shoes+"\nA: Nike\n") {
+		t.Errorf("second question's loop saw %q, want the first one's answer", got)
+	}
+
+	// A newer matching fact makes the shoe answer stale while its
+	// evidence stands: answering it anew, the loop does not see it.
+	e.clock.set(at.Add(2 * time.Hour))
+	e.retainScripted("default", "Tom", "Asics feel good too.", at.Add(2*time.Hour), "Tom tried on Asics shoes")
+	e.clock.set(at.Add(3 * time.Hour))
+	from = len(e.srv.ChatRequests())
+	e.consolidate("", mnemo.PassStanding)
+	if got := standingSeen(from, shoes); strings.Contains(got, shoes) {
+		t.Errorf("the loop answering %q anew saw its own old answer:\n%s", shoes, got)
+	}
+	// A reflect of another question sees both.
+	e.srv.Reset()
+	e.srv.On(llmtest.Rule{Match: isReflect, Respond: func(r llmtest.Request) llmtest.Reply {
+		if len(toolResults(r)) == 0 {
+			return call("standing_answers", map[string]any{})
+		}
+		return llmtest.Reply{Content: "Done."}
+	}})
+	res, err := e.eng.Reflect(e.ctx, "", reflection.Request{Question: "What do we know of Tom?"})
+	if err != nil || len(res.Trace) != 1 || res.Trace[0].Tool != "standing_answers" || len(res.Trace[0].MemoryIDs) != 2 {
+		t.Errorf("Reflect = %+v, %v; want one standing_answers call showing both answers' evidence", res, err)
+	}
+}

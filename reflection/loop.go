@@ -55,6 +55,9 @@ type Memory interface {
 	// it came from, in order (none for a fact without a document), or
 	// ENOTFOUND.
 	FactSource(ctx context.Context, bank, factID string) (*memory.Fact, []*memory.Chunk, error)
+	// StandingAnswers returns bank's answered standing questions whose
+	// evidence still stands (seed 003 §5's mental models).
+	StandingAnswers(ctx context.Context, bank string) ([]*memory.StandingQuestion, error)
 }
 
 // Persona is what shapes the system prompt: the bank's disposition
@@ -112,7 +115,8 @@ func Check(req Request) (Request, error) {
 }
 
 // Run answers req from bank's memory: it calls the model with the tools
-// (recall, search_observations, about, expand, answer) and runs the
+// (recall, search_observations, about, expand, standing_answers, answer)
+// and runs the
 // tools the model calls, until the model answers — with the answer tool,
 // or with plain text — or the budget runs out.
 //

@@ -46,6 +46,10 @@ func (m *fakeMemory) About(_ context.Context, bank, name string, limit int) (*me
 		Relations: []memory.AboutRelation{{Relation: &memory.Relation{Predicate: "works_at", CreatedAt: t0}, SubjectName: "Ana", ObjectName: "Acme", Current: true}}}, nil
 }
 
+func (m *fakeMemory) StandingAnswers(context.Context, string) ([]*memory.StandingQuestion, error) {
+	return []*memory.StandingQuestion{{ID: "sq_1", Question: "What does Ana drink?", Answer: "Green tea.", MemoryIDs: []string{"f1"}, AnsweredAt: t0}}, nil
+}
+
 func (m *fakeMemory) FactSource(_ context.Context, bank, id string) (*memory.Fact, []*memory.Chunk, error) {
 	f := m.facts[id]
 	if f == nil {
@@ -227,5 +231,25 @@ func TestSystemPrompt(t *testing.T) {
 	p := reflection.SystemPrompt(reflection.Persona{Empathy: 3, Mission: "Keep Ana's orders right.", Background: "A café in Lyon."}, now, time.Time{})
 	if !strings.Contains(p, "Keep Ana's orders right.") || !strings.Contains(p, "A café in Lyon.") || strings.Contains(p, "Skepticism") || !strings.Contains(p, "Empathy 3/5") {
 		t.Errorf("mission prompt:\n%s", p)
+	}
+}
+
+// The standing_answers tool lists the answers with their evidence, whose
+// ids count as shown; asked as of a past time it refuses (the answers
+// are today's).
+func TestLoop_StandingTool(t *testing.T) {
+	loop, srv := script(t, newMemory(), llmtest.Reply{Content: "Green tea [f1]."}, tc("standing_answers", map[string]any{}))
+	res, err := loop.Run(t.Context(), "b", reflection.Persona{}, reflection.Request{Question: "What does Ana drink?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := toolContents(srv.ChatRequests()[1])
+	if len(got) != 1 || got[0] != "Q: What does Ana drink?\nA: Green tea.\nrests on: f1\n" || len(res.MemoryIDs) != 1 || res.MemoryIDs[0] != "f1" {
+		t.Errorf("standing_answers showed %q; memory ids %v", got, res.MemoryIDs)
+	}
+	loop, _ = script(t, newMemory(), llmtest.Reply{Content: "Not known."}, tc("standing_answers", map[string]any{}))
+	res, err = loop.Run(t.Context(), "b", reflection.Persona{}, reflection.Request{Question: "What does Ana drink?", AsOf: t0})
+	if err != nil || res.Trace[0].Error == "" {
+		t.Errorf("as of a past time: %+v, %v; want the tool refused", res, err)
 	}
 }

@@ -14,6 +14,7 @@ Look things up before you answer. The tools:
 - search_observations searches only observations: patterns and changes consolidated from many facts.
 - about gives everything known about one entity: its facts and its relations.
 - expand shows the raw source text a fact came from, when the fact is too terse.
+- standing_answers lists the questions the bank keeps answered (what the user prefers, and the like) with their current answers.
 Call several tools, or one several times with other words, when the question needs it: a question about two things needs both looked up. Each memory is shown as [id] text; a fact marked superseded, or a "previously:" line, is no longer true.
 
 When you know the answer, call answer with it and the ids of the memories it rests on. If the memories do not hold the answer, say so plainly. Never invent a memory or an id.`

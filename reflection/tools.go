@@ -16,6 +16,7 @@ const (
 	ToolObservations = "search_observations"
 	ToolAbout        = "about"
 	ToolExpand       = "expand"
+	ToolStanding     = "standing_answers"
 	ToolAnswer       = "answer"
 )
 
@@ -61,6 +62,9 @@ var (
 		Parameters: json.RawMessage(`{"type":"object","properties":{
 "id":{"type":"string","description":"a fact id, as shown in brackets"}
 },"required":["id"],"additionalProperties":false}`)}
+	standingTool = memory.Tool{Name: ToolStanding,
+		Description: "The bank's standing answers: questions it keeps answered (mental models, such as what the user prefers), each with its current answer and the ids of the memories it rests on. Only answers whose evidence still stands are listed.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)}
 	answerTool = memory.Tool{Name: ToolAnswer,
 		Description: "Give the final answer, with the ids of the memories it rests on. Call it once, when you are done.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{
@@ -69,7 +73,7 @@ var (
 },"required":["answer","memory_ids"],"additionalProperties":false}`)}
 
 	// tools are offered at every step but the last.
-	tools = []memory.Tool{recallTool, observationsTool, aboutTool, expandTool, answerTool}
+	tools = []memory.Tool{recallTool, observationsTool, aboutTool, expandTool, standingTool, answerTool}
 )
 
 // Tools returns the tools the loop offers the model, answer last.
@@ -159,10 +163,22 @@ func (r *run) exec(ctx context.Context, c memory.ToolCall) (string, []string, er
 			return "", nil, memory.Errorf(memory.ENOTFOUND, "no fact %s as of %s", a.ID, r.req.AsOf.Format(time.RFC3339))
 		}
 		return formatExpand(f, chunks), []string{f.ID}, nil
+	case ToolStanding:
+		if err := strictJSON(args, &struct{}{}); err != nil {
+			return "", nil, err
+		}
+		if !r.req.AsOf.IsZero() {
+			return "", nil, memory.Errorf(memory.EINVALID, "standing answers are today's: they cannot answer as of %s", r.req.AsOf.Format(time.RFC3339))
+		}
+		qs, err := r.loop.Memory.StandingAnswers(ctx, r.bank)
+		if err != nil {
+			return "", nil, err
+		}
+		return formatStanding(qs)
 	case ToolAnswer:
 		return "", nil, memory.Errorf(memory.EINVALID, "answer needs a non-empty answer")
 	}
-	return "", nil, memory.Errorf(memory.EINVALID, "no tool %q (the tools are %s, %s, %s, %s and %s)", c.Name, ToolRecall, ToolObservations, ToolAbout, ToolExpand, ToolAnswer)
+	return "", nil, memory.Errorf(memory.EINVALID, "no tool %q (the tools are %s, %s, %s, %s, %s and %s)", c.Name, ToolRecall, ToolObservations, ToolAbout, ToolExpand, ToolStanding, ToolAnswer)
 }
 
 // strictJSON decodes a tool's arguments, refusing unknown fields.
@@ -326,6 +342,24 @@ func formatAbout(a *memory.About, asOf time.Time) (string, []string, error) {
 	}
 	if len(facts) == 0 && len(rels) == 0 {
 		b.WriteString("No facts or relations.\n")
+	}
+	return b.String(), ids, nil
+}
+
+// formatStanding renders standing answers, each with the ids of its
+// evidence, which the model may cite.
+func formatStanding(qs []*memory.StandingQuestion) (string, []string, error) {
+	if len(qs) == 0 {
+		return "No standing answers.", nil, nil
+	}
+	var b strings.Builder
+	var ids []string
+	for _, q := range qs {
+		fmt.Fprintf(&b, "Q: %s\nA: %s\n", oneLine(q.Question), oneLine(q.Answer))
+		if len(q.MemoryIDs) > 0 {
+			fmt.Fprintf(&b, "rests on: %s\n", strings.Join(q.MemoryIDs, ", "))
+			ids = append(ids, q.MemoryIDs...)
+		}
 	}
 	return b.String(), ids, nil
 }
