@@ -63,6 +63,7 @@ func (e *Engine) passFuncs() map[string]passFunc {
 		PassArchive:          e.runArchive,          // archive.go
 		PassExpire:           e.runExpire,           // shortterm.go
 		PassLifecycle:        e.runLifecycle,
+		PassStanding:         e.runStanding, // standing.go
 	}
 }
 

@@ -319,6 +319,7 @@ func (e *Engine) Recall(ctx context.Context, q memory.Query) (*memory.Recollecti
 	if err != nil {
 		return nil, err
 	}
+	e.attachStanding(ctx, q, rec) // standing.go
 	if e.access != nil && len(rec.Results) > 0 {
 		ids := make([]string, len(rec.Results))
 		for i, r := range rec.Results {

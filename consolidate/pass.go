@@ -50,7 +50,7 @@ const (
 //
 // A pass joins Order when it is built, at its place in the sequence
 // above.
-var Order = []string{PassObservations, PassTemporal, PassObservationMerge, PassMerge, PassGroup, PassDreams, PassArchive, PassExpire, PassLifecycle}
+var Order = []string{PassObservations, PassTemporal, PassObservationMerge, PassMerge, PassGroup, PassDreams, PassArchive, PassExpire, PassLifecycle, PassStanding}
 
 // PendingPasses are the passes that take newly retained facts through
 // consolidation, run by the pending trigger (seed 000, "every 30s:
@@ -65,7 +65,7 @@ var PendingPasses = []string{PassObservations, PassMerge}
 // them.
 func NeedsLLM(pass string) bool {
 	switch pass {
-	case PassObservations, PassTemporal, PassObservationMerge, PassGroup, PassDreams:
+	case PassObservations, PassTemporal, PassObservationMerge, PassGroup, PassDreams, PassStanding:
 		return true
 	}
 	return false

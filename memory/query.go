@@ -72,6 +72,9 @@ type Recollection struct {
 	// observations, each with its most recent source facts. Results then
 	// holds the facts not already bundled here.
 	Observations []ObservationResult
+	// Standing is the bank's fresh standing answer to the query when the
+	// bank pinned it as a question (the façade sets it; nil otherwise).
+	Standing *StandingQuestion
 }
 
 // ObservationResult is one recalled observation with the most recent of

@@ -47,6 +47,7 @@ type Store interface {
 	EntityTimelines  // timeline.go: the temporal pass
 	ImportanceScores // importance.go: importance scoring
 	Directives       // directive.go: must-follow memories
+	StandingAnswers  // standing.go: pinned questions and their answers
 	// Close releases the store's resources.
 	Close() error
 }

@@ -9,6 +9,9 @@ import (
 // Recall is a recall's answer: the observations of its first phase, the
 // ranked facts and the packed context string.
 type Recall struct {
+	// Standing is the bank's fresh standing answer when the query is a
+	// question it pinned: first, and absent otherwise.
+	Standing     *Standing      `json:"standing,omitempty"`
 	Observations []Observation  `json:"observations,omitempty"`
 	Results      []RecallResult `json:"results"`
 	Context      string         `json:"context"`
@@ -60,6 +63,10 @@ type Previous struct {
 // NewRecall is rec's wire shape. Results is never null.
 func NewRecall(rec *memory.Recollection) Recall {
 	out := Recall{Results: make([]RecallResult, 0, len(rec.Results)), Context: rec.Context}
+	if rec.Standing != nil {
+		s := NewStanding(rec.Standing)
+		out.Standing = &s
+	}
 	for _, o := range rec.Observations {
 		oj := Observation{ID: o.Observation.ID, Text: o.Observation.Text, Kind: string(o.Observation.Kind), Score: o.Score, Facts: []string{}}
 		for _, f := range o.Facts {

@@ -26,7 +26,7 @@ func TestKeys(t *testing.T) {
 		{wire.JobsRun{}, "jobs sessions"},
 		{wire.Session{}, "session messages user_messages first_seq last_seq last_at retained dropped extract_error"},
 		{wire.FollowLine{}, "file offset result error"},
-		{wire.Recall{}, "observations results context"},
+		{wire.Recall{}, "standing observations results context"},
 		{wire.Observation{}, "id text kind score facts"},
 		{wire.RecallResult{}, "id text score occurred_at speaker explain status previously tier"},
 		{wire.StrategyScore{}, "rank score"},
@@ -100,6 +100,12 @@ func TestKeys(t *testing.T) {
 		{wire.ContextItem{}, "kind id name label text scopes previously"},
 		{wire.Directive{}, "id bank text scopes created_at updated_at"},
 		{wire.DirectiveList{}, "directives"},
+		{wire.ReflectRequest{}, "question as_of max_steps max_tokens"},
+		{wire.Reflect{}, "answer memory_ids trace standing llm_calls input_tokens output_tokens"},
+		{wire.ReflectStep{}, "tool arguments memory_ids error"},
+		{wire.Standing{}, "id question answer memory_ids pinned_at answered_at fresh stale"},
+		{wire.StandingList{}, "questions"},
+		{wire.PinQuestion{}, "question"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

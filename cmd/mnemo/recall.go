@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/wire"
@@ -57,6 +58,9 @@ func newRecallCmd(g *globals) *cobra.Command {
 					fmt.Fprintln(g.stdout)
 				}
 				return nil
+			}
+			if s := rec.Standing; s != nil { // standing.go
+				fmt.Fprintf(g.stdout, " =  standing answer (%s): %s\n", s.AnsweredAt.Local().Format(time.DateTime), oneLine(s.Answer))
 			}
 			for _, o := range rec.Observations {
 				fmt.Fprintf(g.stdout, " *  %.4f  (%s) %s\n", o.Score, o.Observation.Kind, o.Observation.Text)

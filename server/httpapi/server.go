@@ -186,6 +186,8 @@ func (s *Server) register() {
 	s.registerConsolidate() // consolidate.go
 	s.registerDreams()      // dreams.go
 	s.registerWebhooks()    // webhooks.go
+	s.registerReflect()     // reflect.go
+	s.registerStanding()    // standing.go
 }
 
 // MountPublic serves h at pattern (a ServeMux pattern) with no key check,

@@ -104,6 +104,7 @@ func New(eng *mnemo.Engine, opts Options) *Server {
 	s.addAbout()
 	s.addContext()    // context.go
 	s.addDirectives() // directives.go
+	s.addReflect()    // reflect.go
 	return s
 }
 

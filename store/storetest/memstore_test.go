@@ -55,6 +55,7 @@ type memBank struct {
 	verdicts     map[memory.FactPair]memory.PairVerdict // memstore_group_test.go
 	webhooks     []*memory.Webhook                      // oldest first; memstore_webhook_test.go
 	versions     map[[2]string][]string                 // (source, item) → superseded document ids
+	standing     map[string]*memory.StandingQuestion    // by id; memstore_standing_test.go
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.

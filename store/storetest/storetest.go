@@ -200,6 +200,7 @@ var suite = []struct {
 		{"RoundTrip", testExportRoundTrip},
 		{"Errors", testExportErrors},
 	}},
+	{"Standing", []testCase{{"RoundTrip", testStandingRoundTrip}, {"Errors", testStandingErrors}}}, // standing.go: memory.StandingAnswers
 }
 
 // env is one subtest's store with helpers that fail the test on an
