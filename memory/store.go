@@ -45,6 +45,7 @@ type Store interface {
 
 	EntityTimelines  // timeline.go: the temporal pass
 	ImportanceScores // importance.go: importance scoring
+	Communities      // community.go: the communities pass
 	// Close releases the store's resources.
 	Close() error
 }

@@ -52,6 +52,7 @@ type memBank struct {
 	consolidate  *memConsolidate                        // runs and tier log; memstore_consolidate_test.go
 	temporal     *memTemporal                           // entity and importance marks; memstore_temporal_test.go
 	verdicts     map[memory.FactPair]memory.PairVerdict // memstore_group_test.go
+	communities  *memCommunities                        // memstore_community_test.go
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.

@@ -190,6 +190,9 @@ var suite = []struct {
 		{"Promote", testShortTermPromote},
 		{"RoundTrip", testShortTermRoundTrip},
 	}},
+	{"Communities", []testCase{ // community.go: memory.Communities
+		{"Graph", testCommunityGraph}, {"RoundTrip", testCommunityRoundTrip}, {"Errors", testCommunityErrors}, {"Isolation", testCommunityIsolation},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
