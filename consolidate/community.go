@@ -841,3 +841,44 @@ func promoteRepresentatives(ctx context.Context, st CommunityStore, bank string,
 	res.Changes = append(res.Changes, u.Changes...)
 	return nil
 }
+
+// AdjustedRandIndex is the adjusted Rand index of two labellings of the
+// same items (Hubert and Arabie 1985): how far a and b agree on which
+// pairs of items go together, 1 for the same partition (whatever the
+// label names), about 0 for a partition no better than chance, negative
+// for worse. The communities tests score detected communities against
+// planted ones with it. Two partitions that leave nothing to compare
+// (every item alone in both, or all together in both) score 1. Labels
+// of different lengths, or fewer than two items, are EINVALID.
+func AdjustedRandIndex(a, b []int) (float64, error) {
+	if len(a) != len(b) {
+		return 0, memory.Errorf(memory.EINVALID, "adjusted Rand index: %d labels against %d", len(a), len(b))
+	}
+	if len(a) < 2 {
+		return 0, memory.Errorf(memory.EINVALID, "adjusted Rand index: %d items, want at least 2", len(a))
+	}
+	pairs := func(n int) float64 { return float64(n) * float64(n-1) / 2 }
+	cells := map[[2]int]int{}
+	rows, cols := map[int]int{}, map[int]int{}
+	for i := range a {
+		cells[[2]int{a[i], b[i]}]++
+		rows[a[i]]++
+		cols[b[i]]++
+	}
+	var index, sumRows, sumCols float64
+	for _, n := range cells {
+		index += pairs(n)
+	}
+	for _, n := range rows {
+		sumRows += pairs(n)
+	}
+	for _, n := range cols {
+		sumCols += pairs(n)
+	}
+	expected := sumRows * sumCols / pairs(len(a))
+	most := (sumRows + sumCols) / 2
+	if most == expected {
+		return 1, nil
+	}
+	return (index - expected) / (most - expected), nil
+}
