@@ -506,7 +506,7 @@ func TestDetectCommunities_Summaries(t *testing.T) {
 func TestDetectCommunities_Promotion(t *testing.T) {
 	p := newPlantedBank(t, 3, 8, 6)
 	p.old = func(i int) bool { return i != 3 } // all but the habits c*-e3 are 200 days old
-	p.write(240, 8, 0, t0)                    // 30 documents: enough episodes for every entity
+	p.write(240, 8, 0, t0)                     // 30 documents: enough episodes for every entity
 	res := p.run(nil, t0)
 	cs := p.communities()
 	promoted := map[string]bool{}
