@@ -30,10 +30,16 @@ const PassCommunities = "communities"
 // clustering") and no number; these are the usual ones of Louvain
 // modularity and of Graphiti's communities.
 const (
-	// DefaultCommunityResolution is the Louvain resolution γ: 1, the
-	// plain modularity of Newman and Girvan. Above 1 finds smaller
-	// communities, below 1 larger ones.
-	DefaultCommunityResolution = 1.0
+	// DefaultCommunityResolution is the Louvain resolution γ: 2. Plain
+	// modularity (γ = 1) cannot tell apart communities smaller than
+	// about the square root of the graph's edge weight (Fortunato and
+	// Barthélemy's resolution limit) and merges them in a large bank; a
+	// person's clusters stay small (tens of entities) while the bank
+	// grows. On the planted benchmark of 100,000 facts (500 clusters of
+	// 20) γ = 1 scores an adjusted Rand index of 0.88, γ = 1.5 0.98,
+	// γ = 2 0.998; the planted tests of 4 to 40 entities per cluster
+	// score 1 at γ = 2 (no cluster split).
+	DefaultCommunityResolution = 2.0
 	// DefaultCommunityMinSize is the fewest members a community keeps:
 	// 3. Two entities mentioned together are a pair, not a cluster; a
 	// lone entity is no community.

@@ -83,8 +83,9 @@ type plantedBank struct {
 	labels map[string]int // entity id → planted cluster
 	names  map[string]string
 	// ents lists each cluster's entity ids.
-	ents [][]string
-	docs int
+	ents  [][]string
+	total int // entities
+	docs  int
 	// old reports whether the i-th entity of a cluster was first seen
 	// 200 days before its facts (the first one by default).
 	old func(i int) bool
@@ -94,17 +95,27 @@ type plantedBank struct {
 // bank on a SQLite file. The first entity of each cluster is a person
 // first seen long ago; the others are topics, places and habits.
 func newPlantedBank(t testing.TB, clusters, size int, seed uint64) *plantedBank {
+	sizes := make([]int, clusters)
+	for i := range sizes {
+		sizes[i] = size
+	}
+	return newPlantedSizes(t, sizes, seed)
+}
+
+// newPlantedSizes is newPlantedBank with clusters of the given sizes.
+func newPlantedSizes(t testing.TB, sizes []int, seed uint64) *plantedBank {
 	s := testutil.OpenStore(t)
 	testutil.CreateBank(t, s, "planted")
 	p := &plantedBank{t: t, ctx: context.Background(), s: s, bank: "planted", rng: rand.New(rand.NewPCG(seed, seed)),
 		labels: map[string]int{}, names: map[string]string{}, old: func(i int) bool { return i == 0 }}
-	for c := range clusters {
+	for c, size := range sizes {
 		var ids []string
 		for i := range size {
 			name := fmt.Sprintf("c%d-e%d", c, i)
 			id := memory.EntityID(name)
 			p.labels[id], p.names[id] = c, name
 			ids = append(ids, id)
+			p.total++
 		}
 		p.ents = append(p.ents, ids)
 	}
@@ -124,7 +135,7 @@ func (p *plantedBank) write(n, per int, cross float64, at time.Time) {
 		k := min(per, n-done)
 		var mentions [][]string
 		for range k {
-			c := p.rng.IntN(len(p.ents))
+			c := p.cluster()
 			m := p.pick(c, 2+p.rng.IntN(2))
 			if p.rng.Float64() < cross {
 				other := (c + 1 + p.rng.IntN(len(p.ents)-1)) % len(p.ents)
@@ -135,6 +146,19 @@ func (p *plantedBank) write(n, per int, cross float64, at time.Time) {
 		p.writeFacts(mentions, at)
 		done += k
 	}
+}
+
+// cluster draws a cluster, each as likely as it has entities (so that
+// every cluster's edges are about as dense).
+func (p *plantedBank) cluster() int {
+	n := p.rng.IntN(p.total)
+	for c, es := range p.ents {
+		if n < len(es) {
+			return c
+		}
+		n -= len(es)
+	}
+	return len(p.ents) - 1
 }
 
 // pick draws k distinct entities of cluster c.
@@ -322,6 +346,21 @@ func TestDetectCommunities_NoisierClusters(t *testing.T) {
 	t.Logf("6 planted clusters of 12, 900 facts, 15%% cross: adjusted Rand index %.4f", ari)
 	if ari < 0.8 {
 		t.Errorf("adjusted Rand index %.4f, want at least 0.8", ari)
+	}
+}
+
+// TestDetectCommunities_UnevenClusters checks clusters of 4 to 40
+// entities: the resolution that separates small clusters in a large
+// bank must not split a large one.
+func TestDetectCommunities_UnevenClusters(t *testing.T) {
+	p := newPlantedSizes(t, []int{4, 6, 8, 12, 20, 30, 40}, 8)
+	p.write(3000, 100, 0.05, t0)
+	p.run(nil, t0)
+	cs := p.communities()
+	ari := p.ari(cs)
+	t.Logf("7 planted clusters of 4 to 40, 3000 facts, 5%% cross: %d communities, adjusted Rand index %.4f", len(cs), ari)
+	if ari < minPlantedARI {
+		t.Errorf("adjusted Rand index %.4f, want at least %.2f", ari, minPlantedARI)
 	}
 }
 
@@ -613,4 +652,68 @@ func mapsEqual(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// hiddenMark is a store whose communities pass sees no stored mark (so
+// it finds the communities again) and, with fresh, no stored
+// communities either (so it writes them all): the benchmarks' way of
+// running the pass's full work again on one bank.
+type hiddenMark struct {
+	memory.Store
+	fresh bool
+}
+
+func (h hiddenMark) CommunityMark(context.Context, string) (memory.GraphMark, bool, error) {
+	return memory.GraphMark{}, false, nil
+}
+
+func (h hiddenMark) ListCommunities(ctx context.Context, bank string) ([]*memory.Community, error) {
+	if h.fresh {
+		return nil, nil
+	}
+	return h.Store.ListCommunities(ctx, bank)
+}
+
+// BenchmarkDetectCommunities times the communities pass on planted
+// banks of 1,000 to 100,000 facts (clusters of 20 entities, one per 200
+// facts; 5% of the facts cross clusters), written once per size:
+//
+//   - First: every community found and written (a bank's first run);
+//   - Changed: the graph read and split again, every community matched
+//     to the stored ones and none written (a run after new facts);
+//   - Unchanged: a run over an unchanged graph (the mark alone).
+//
+// It reports the adjusted Rand index of the communities found against
+// the planted clusters, and the graph's size.
+func BenchmarkDetectCommunities(b *testing.B) {
+	for _, facts := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("facts=%d", facts), func(b *testing.B) {
+			p := newPlantedBank(b, max(facts/200, 2), 20, 42)
+			p.write(facts, 1000, 0.05, t0)
+			o := consolidate.NewCommunityDefaults()
+			d := consolidate.NewDefaults()
+			run := func(b *testing.B, st consolidate.CommunityStore) *consolidate.CommunityResult {
+				res, err := consolidate.DetectCommunities(p.ctx, st, nil, p.bank, t0, d, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return res
+			}
+			first := run(b, hiddenMark{Store: p.s, fresh: true})
+			ari := p.ari(p.communities())
+			for _, c := range []struct {
+				name string
+				st   consolidate.CommunityStore
+			}{{"First", hiddenMark{Store: p.s, fresh: true}}, {"Changed", hiddenMark{Store: p.s}}, {"Unchanged", p.s}} {
+				b.Run(c.name, func(b *testing.B) {
+					for b.Loop() {
+						run(b, c.st)
+					}
+					b.ReportMetric(ari, "ARI")
+					b.ReportMetric(float64(first.Entities), "entities")
+					b.ReportMetric(float64(first.Edges), "edges")
+				})
+			}
+		})
+	}
 }
