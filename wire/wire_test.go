@@ -92,6 +92,9 @@ func TestKeys(t *testing.T) {
 		{wire.DreamList{}, "dreams"},
 		{wire.ObservationIDs{}, "ids"},
 		{wire.Restored{}, "facts observations"},
+		{wire.Community{}, "id name summary size members representatives source_fact_ids weight created_at updated_at summarized_at"},
+		{wire.CommunityMember{}, "entity_id weight"},
+		{wire.CommunityList{}, "communities"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

@@ -183,4 +183,5 @@ func (s *Server) register() {
 	s.registerKeys()        // keys.go
 	s.registerConsolidate() // consolidate.go
 	s.registerDreams()      // dreams.go
+	s.registerCommunities() // communities.go
 }
