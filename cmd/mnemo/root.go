@@ -130,6 +130,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newConsolidateCmd(g), newRunsCmd(g), newTiersCmd(g))
 	root.AddCommand(newObservationsCmd(g)) // observations.go
 	root.AddCommand(newDreamsCmd(g), newRestoreCmd(g))
+	root.AddCommand(newCommunitiesCmd(g)) // communities.go
 	typeUsageErrors(root)
 	return root, g
 }
