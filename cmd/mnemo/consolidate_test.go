@@ -38,7 +38,7 @@ func TestConsolidate(t *testing.T) {
 	if want := 1 + 2*len(mnemo.Passes); len(runs.Runs) != want {
 		t.Errorf("runs --json: %d runs, want %d", len(runs.Runs), want)
 	}
-	if out := mustRun(t, db, "runs"); !strings.Contains(out, run.ID) {
+	if out := mustRun(t, db, "runs", "--limit", "0"); !strings.Contains(out, run.ID) {
 		t.Errorf("runs: %q, want it to list %s", out, run.ID)
 	}
 
