@@ -224,6 +224,9 @@ func DetectCommunities(ctx context.Context, st CommunityStore, llm memory.LLM, b
 		return nil, err
 	}
 	res := &CommunityResult{}
+	// The mark is read before the graph: a retain in between leaves a
+	// stored mark older than the graph read, so the next run looks
+	// again; it never hides a change.
 	mark, err := st.GraphMark(ctx, bank)
 	if err != nil {
 		return res, fmt.Errorf("communities: graph mark: %w", err)
