@@ -427,8 +427,10 @@ func reconcile(prev []*memory.Community, fs []found, bank string, now time.Time,
 	for i, f := range fs {
 		j := matched[i]
 		if j < 0 {
+			// The id derives from the time and every member: a stored
+			// community with the same members would have matched.
 			c := &memory.Community{
-				ID: id.Derive("com", now, bank, f.members[0].EntityID, fmt.Sprint(len(f.members))), BankID: bank,
+				ID: id.Derive("com", now, append([]string{bank}, foundSets([]found{f})[0]...)...), BankID: bank,
 				Members: f.members, Representatives: f.reps, Weight: f.weight, CreatedAt: now, UpdatedAt: now,
 			}
 			res.Created++
