@@ -2,6 +2,9 @@ package mnemo_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,4 +112,43 @@ func TestEngine_Communities(t *testing.T) {
 	if last := runs[len(runs)-1]; last.Pass != mnemo.PassCommunities {
 		t.Errorf("a full run ends with %s (%v), want the communities pass", last.Pass, err)
 	}
+}
+
+func ExampleEngine_Communities() {
+	dir, err := os.MkdirTemp("", "mnemo-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+
+	ctx := context.Background()
+	eng, err := mnemo.Open(ctx, mnemo.Config{DB: filepath.Join(dir, "memory.db")})
+	if err != nil {
+		panic(err)
+	}
+	defer eng.Close()
+	for _, text := range []string{
+		"Alice, Bruno and Chiara went climbing at Arco.",
+		"Bruno and Chiara cooked dinner for Alice.",
+		"Dmitri, Elena and Farid play chess at Kaissa.",
+		"Elena beat Dmitri and Farid at Kaissa.",
+	} {
+		if _, err := eng.Retain(ctx, memory.RetainRequest{Text: text}); err != nil {
+			panic(err)
+		}
+	}
+	// The communities pass runs with every full consolidation; here, alone.
+	if _, err := eng.Consolidate(ctx, "", mnemo.PassCommunities); err != nil {
+		panic(err)
+	}
+	cs, err := eng.Communities(ctx, "")
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range cs {
+		fmt.Println(len(c.Members), "members:", c.Name)
+	}
+	// Output:
+	// 4 members: Chiara
+	// 3 members: Kaissa
 }
