@@ -60,8 +60,8 @@ type Community struct {
 	// validated enough (seed 004).
 	Representatives []string
 	// Summary is one paragraph a model wrote about the community; ""
-	// when none is configured, or when the members changed since and the
-	// model has not written it again.
+	// until one did. When the members change it stays until the model
+	// writes it again (SummarizedAt is then before UpdatedAt).
 	Summary string
 	// Sources are the facts the summary was written from: a summary
 	// whose source is forgotten or no longer active is dropped.
