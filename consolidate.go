@@ -26,6 +26,7 @@ const (
 	PassArchive          = consolidate.PassArchive
 	PassExpire           = consolidate.PassExpire
 	PassLifecycle        = consolidate.PassLifecycle
+	PassCommunities      = consolidate.PassCommunities
 )
 
 // Passes lists the consolidation passes Engine.Consolidate runs, in the
@@ -63,7 +64,8 @@ func (e *Engine) passFuncs() map[string]passFunc {
 		PassArchive:          e.runArchive,          // archive.go
 		PassExpire:           e.runExpire,           // shortterm.go
 		PassLifecycle:        e.runLifecycle,
-		PassStanding:         e.runStanding, // standing.go
+		PassStanding:         e.runStanding,    // standing.go
+		PassCommunities:      e.runCommunities, // communities.go
 	}
 }
 

@@ -50,7 +50,7 @@ const (
 //
 // A pass joins Order when it is built, at its place in the sequence
 // above.
-var Order = []string{PassObservations, PassTemporal, PassObservationMerge, PassMerge, PassGroup, PassDreams, PassArchive, PassExpire, PassLifecycle, PassStanding}
+var Order = []string{PassObservations, PassTemporal, PassObservationMerge, PassMerge, PassGroup, PassDreams, PassArchive, PassExpire, PassLifecycle, PassCommunities, PassStanding}
 
 // PendingPasses are the passes that take newly retained facts through
 // consolidation, run by the pending trigger (seed 000, "every 30s:

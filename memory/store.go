@@ -48,6 +48,7 @@ type Store interface {
 	ImportanceScores // importance.go: importance scoring
 	Directives       // directive.go: must-follow memories
 	StandingAnswers  // standing.go: pinned questions and their answers
+	Communities      // community.go: the communities pass
 	// Close releases the store's resources.
 	Close() error
 }

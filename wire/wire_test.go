@@ -106,6 +106,9 @@ func TestKeys(t *testing.T) {
 		{wire.Standing{}, "id question answer memory_ids pinned_at answered_at fresh stale"},
 		{wire.StandingList{}, "questions"},
 		{wire.PinQuestion{}, "question"},
+		{wire.Community{}, "id name summary size members representatives source_fact_ids weight created_at updated_at summarized_at"},
+		{wire.CommunityMember{}, "entity_id weight"},
+		{wire.CommunityList{}, "communities"},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

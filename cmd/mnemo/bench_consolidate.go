@@ -177,6 +177,11 @@ var scriptedReplies = map[string]func(llmtest.Request) any{
 	"observation_merge": func(llmtest.Request) any {
 		return map[string]any{"action": "keep", "text": "", "reason": "distinct"}
 	},
+	// A community is named after its most connected entity.
+	"community_summary": func(r llmtest.Request) any {
+		first, _, _ := strings.Cut(strings.TrimPrefix(lastUser(r), "ENTITIES (most connected first):\n- "), " (")
+		return map[string]any{"name": "around " + first, "summary": first + " and the others come up together."}
+	},
 }
 
 // factIDRE matches the fact ids a prompt shows.

@@ -135,6 +135,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *glo
 	root.AddCommand(newContextCmd(g), newDirectivesCmd(g)) // context.go, directives.go
 	root.AddCommand(newHookCmd(g), newInstallCmd(g))       // hook.go, install.go
 	root.AddCommand(newReflectCmd(g), newStandingCmd(g))   // reflect.go, standing.go
+	root.AddCommand(newCommunitiesCmd(g))                  // communities.go
 	typeUsageErrors(root)
 	return root, g
 }

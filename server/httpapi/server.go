@@ -188,6 +188,7 @@ func (s *Server) register() {
 	s.registerWebhooks()    // webhooks.go
 	s.registerReflect()     // reflect.go
 	s.registerStanding()    // standing.go
+	s.registerCommunities() // communities.go
 }
 
 // MountPublic serves h at pattern (a ServeMux pattern) with no key check,

@@ -56,6 +56,7 @@ type memBank struct {
 	webhooks     []*memory.Webhook                      // oldest first; memstore_webhook_test.go
 	versions     map[[2]string][]string                 // (source, item) → superseded document ids
 	standing     map[string]*memory.StandingQuestion    // by id; memstore_standing_test.go
+	communities  *memCommunities                        // memstore_community_test.go
 }
 
 // memLinkKey identifies a link: writing it again updates its weight.

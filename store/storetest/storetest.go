@@ -195,6 +195,9 @@ var suite = []struct {
 	{"Directives", []testCase{ // directive.go: memory.Directives
 		{"RoundTrip", testDirectivesRoundTrip}, {"Errors", testDirectivesErrors}, {"Isolation", testDirectivesIsolation},
 	}},
+	{"Communities", []testCase{ // community.go: memory.Communities
+		{"Graph", testCommunityGraph}, {"RoundTrip", testCommunityRoundTrip}, {"Errors", testCommunityErrors}, {"Isolation", testCommunityIsolation},
+	}},
 	{"Export", []testCase{ // export.go; optional: memory.Exporter, memory.Importer
 		{"Golden", testExportGolden},
 		{"RoundTrip", testExportRoundTrip},
