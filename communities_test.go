@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,9 +109,9 @@ func TestEngine_Communities(t *testing.T) {
 	if _, err := eng.Communities(ctx, "nope"); memory.ErrorCode(err) != memory.ENOTFOUND {
 		t.Errorf("Communities of an unknown bank: %v, want ENOTFOUND", err)
 	}
-	runs, err := eng.ConsolidateAll(ctx, "b")
-	if last := runs[len(runs)-1]; last.Pass != mnemo.PassCommunities {
-		t.Errorf("a full run ends with %s (%v), want the communities pass", last.Pass, err)
+	runs, _ := eng.ConsolidateAll(ctx, "b") // passes this scripted model has no rule for fail; every pass is tried
+	if !slices.ContainsFunc(runs, func(r *memory.Run) bool { return r.Pass == mnemo.PassCommunities }) {
+		t.Errorf("a full run has no communities pass: %v", runs)
 	}
 }
 

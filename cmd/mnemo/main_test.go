@@ -136,9 +136,12 @@ type statsJSON struct {
 	Active     int    `json:"active"`
 	Superseded int    `json:"superseded"`
 	Archived   int    `json:"archived"`
-	Entities   int    `json:"entities"`
-	Relations  int    `json:"relations"`
-	Links      int    `json:"links"`
+	// Quarantined and Redacted count what the memory firewall did.
+	Quarantined int `json:"quarantined"`
+	Redacted    int `json:"redacted"`
+	Entities    int `json:"entities"`
+	Relations   int `json:"relations"`
+	Links       int `json:"links"`
 }
 
 // stats returns `mnemo stats --json` of a bank.
