@@ -108,6 +108,13 @@ func TestSpeakerNames(t *testing.T) {
 		{"Did Jon and Gina both dance?", []string{"jon", "gina"}, []string{"and"}},
 		{"Where does Mary Ann live?", []string{"mary ann", "mary", "ann"}, nil},
 		{"the kids' toys", []string{"kids"}, nil},
+		// The asker's "I", "me" and "my" name the user of a user ↔
+		// assistant conversation.
+		{"When does my first sprint end?", []string{UserSpeaker}, nil},
+		{"How long did I say the project takes?", []string{UserSpeaker}, nil},
+		{"What I'm planning", []string{UserSpeaker}, nil},
+		{"What did Caroline tell Melanie?", nil, []string{UserSpeaker}},
+		{"What did the user say about Python?", []string{UserSpeaker}, nil},
 	}
 	for _, tt := range tests {
 		got := speakerNames(tt.query)

@@ -52,8 +52,24 @@ func speakerNames(text string) map[string]bool {
 		fields[i] = strings.Trim(f, "'’")
 	}
 	out := map[string]bool{}
-	for _, n := range nameCandidates(lex.Words(strings.Join(fields, " "))) {
+	words := lex.Words(strings.Join(fields, " "))
+	for _, n := range nameCandidates(words) {
 		out[n] = true
+	}
+	for _, w := range words {
+		if firstPerson[w] {
+			out[UserSpeaker] = true
+		}
 	}
 	return out
 }
+
+// UserSpeaker is the speaker name, normalised, of the user in a
+// conversation between a user and an assistant (memory.RoleUser): the
+// person a query's "I", "me" and "my" refer to.
+const UserSpeaker = "user"
+
+// firstPerson are the words (as lex.Words gives them) by which a query's
+// asker names themself.
+var firstPerson = map[string]bool{"i": true, "me": true, "my": true, "mine": true, "myself": true,
+	"im": true, "ive": true, "id": true, "ill": true}

@@ -1,0 +1,232 @@
+package recall_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo"
+	"github.com/mnemo-ai/mnemo/bench"
+	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/importer"
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/provider/hashembed"
+	"github.com/mnemo-ai/mnemo/recall"
+	"github.com/mnemo-ai/mnemo/store/sqlite"
+)
+
+// variant is one configuration of the read path that TestMeasureAblation
+// scores: a change to the default pipeline.
+type variant struct {
+	name string
+	set  func(p *recall.Pipeline)
+}
+
+// variants are the rows of the ablation in docs/recall.md, each a change
+// to the default pipeline (a negative option turns its signal off).
+var variants = []variant{
+	{"default", func(*recall.Pipeline) {}},
+	{"no document share", func(p *recall.Pipeline) { p.DocumentShare = -1 }},
+	{"no neighbour share", func(p *recall.Pipeline) { p.NeighbourShare = -1 }},
+	{"no speaker boost", func(p *recall.Pipeline) { p.SpeakerBoost = -1 }},
+	{"no coverage rerank", func(p *recall.Pipeline) { p.RerankCoverage = -1 }},
+	{"no count spread", func(p *recall.Pipeline) { p.CountSpread = -1 }},
+	{"no kinds", func(p *recall.Pipeline) { p.Kinds = nil }},
+	{"no temporal", func(p *recall.Pipeline) { p.Weights = recall.Weights{Context: 1} }},
+	{"no keyword floor", func(p *recall.Pipeline) { p.KeywordFloor = -1 }},
+	{"keyword only (BM25 by rank)", func(p *recall.Pipeline) { p.Weights = recall.Weights{Keyword: 1} }},
+	{"plain BM25 (keyword, no floor, rerank or spread)", func(p *recall.Pipeline) {
+		p.Weights = recall.Weights{Keyword: 1}
+		p.KeywordFloor, p.RerankCoverage, p.CountSpread = -1, -1, -1
+	}},
+	{"context, no shares, no rerank", func(p *recall.Pipeline) {
+		p.Weights = recall.Weights{Context: 1}
+		p.DocumentShare, p.NeighbourShare, p.SpeakerBoost, p.RerankCoverage, p.CountSpread = -1, -1, -1, -1, -1
+		p.Kinds = nil
+	}},
+}
+
+// measured is one data set ready to be recalled: its conversations
+// retained in a SQLite file, one bank per conversation.
+type measured struct {
+	name      string
+	data      *importer.LoCoMo
+	store     *sqlite.Store
+	abilities map[string]string // query id → BEAM ability, when known
+}
+
+// TestMeasureAblation measures the read path's components on the dev
+// data sets side by side (docs/recall.md, "Agent conversations"): it
+// retains LoCoMo dev and BEAM dev offline once, as `mnemo bench locomo`
+// does, and scores every variant on both, printing recall@10, MRR and the
+// groups. It asserts nothing: it is a measurement, run with
+//
+//	MNEMO_MEASURE=1 go test -run TestMeasureAblation -v -timeout 30m ./recall
+//
+// MNEMO_MEASURE_DIR keeps the retained banks there between runs (delete
+// them after a change to the write path), MNEMO_VARIANTS picks variants
+// by name (comma-separated substrings) and MNEMO_MEASURE_RUNS writes each
+// variant's run files there. It skips without the variable or the data.
+func TestMeasureAblation(t *testing.T) {
+	if os.Getenv("MNEMO_MEASURE") == "" {
+		t.Skip("a measurement: set MNEMO_MEASURE=1 to run it")
+	}
+	shared := filepath.Join("..", "..", "shared")
+	var sets []*measured
+	for _, name := range []string{"locomo-dev", "beam-dev"} {
+		path := filepath.Join(shared, "data", name+".json")
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("no %s: %v", path, err)
+		}
+		sets = append(sets, retainMeasured(t, name, path, filepath.Join(shared, "bench", name+"-queries.jsonl")))
+	}
+	pick := os.Getenv("MNEMO_VARIANTS")
+	for _, v := range variants {
+		if pick != "" && !slices.ContainsFunc(strings.Split(pick, ","), func(s string) bool { return strings.Contains(v.name, s) }) {
+			continue
+		}
+		line := fmt.Sprintf("%-36s", v.name)
+		for _, m := range sets {
+			line += " | " + m.score(t, v)
+		}
+		t.Log(line)
+	}
+}
+
+// retainMeasured retains the data set at path into a SQLite file (or
+// reopens the one MNEMO_MEASURE_DIR keeps) and reads the abilities of its
+// queries from queries, when that file exists.
+func retainMeasured(t *testing.T, name, path, queries string) *measured {
+	t.Helper()
+	ctx := context.Background()
+	data, err := importer.LoadLoCoMo(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("MNEMO_MEASURE_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	db := filepath.Join(dir, name+".db")
+	if _, err := os.Stat(db); err != nil {
+		eng, err := mnemo.Open(ctx, mnemo.Config{DB: db + ".tmp", JobPoll: -1, SessionIdle: -1, AccessFlush: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range data.Conversations {
+			if _, err := eng.CreateBank(ctx, c.ID); err != nil {
+				t.Fatal(err)
+			}
+			for _, req := range c.RetainRequests(c.ID) {
+				if _, err := eng.Retain(ctx, req); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := eng.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Rename(db+".tmp"+suffix, db+suffix); err != nil && suffix == "" {
+				t.Fatal(err)
+			}
+		}
+	}
+	st, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	m := &measured{name: name, data: data, store: st, abilities: map[string]string{}}
+	if f, err := os.Open(queries); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var q struct {
+				ID      string `json:"query_id"`
+				Ability string `json:"category_name"`
+			}
+			if json.Unmarshal(sc.Bytes(), &q) == nil && strings.HasPrefix(name, "beam") {
+				m.abilities[q.ID] = q.Ability
+			}
+		}
+	}
+	return m
+}
+
+// score recalls every evaluated query of m with the default pipeline
+// changed by v and returns a line of figures: recall@10, MRR and, per
+// group (LoCoMo's categories, or BEAM's abilities), recall@10.
+func (m *measured) score(t *testing.T, v variant) string {
+	t.Helper()
+	ctx := context.Background()
+	p := recall.New(m.store, hashembed.New(hashembed.DefaultDimension), extract.ResolveTimeRange)
+	v.set(p)
+	var (
+		scores []bench.QueryScore
+		groups []string
+		took   []time.Duration
+		run    *json.Encoder
+	)
+	if dir := os.Getenv("MNEMO_MEASURE_RUNS"); dir != "" {
+		f, err := os.Create(filepath.Join(dir, m.name+"-"+strings.ReplaceAll(v.name, " ", "_")+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		run = json.NewEncoder(f)
+	}
+	for _, c := range m.data.Conversations {
+		for _, q := range c.Queries {
+			if !q.Evaluated {
+				continue
+			}
+			start := time.Now()
+			rec, err := p.Recall(ctx, memory.Query{BankID: c.ID, Text: q.Question, Limit: bench.DefaultLoCoMoLimit, Now: c.Now})
+			took = append(took, time.Since(start))
+			if err != nil {
+				t.Fatalf("%s %s: %v", m.name, q.ID, err)
+			}
+			ranked := bench.RankedRefs(rec)
+			if run != nil {
+				if err := run.Encode(map[string]any{"query_id": q.ID, "ranked": ranked}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			scores = append(scores, bench.ScoreQuery(ranked, q.Gold))
+			g := q.Category.String()
+			if a := m.abilities[q.ID]; a != "" {
+				g = a
+			}
+			groups = append(groups, g)
+		}
+	}
+	all, by := bench.Summarize(scores, groups)
+	names := make([]string, 0, len(by))
+	for g := range by {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	out := fmt.Sprintf("%s R@10 %.4f MRR %.4f p50 %.1fms", m.name, all.Recall10, all.MRR, bench.Percentiles(took).P50)
+	for _, g := range names {
+		out += fmt.Sprintf(" %s %.3f", short(g), by[g].Recall10)
+	}
+	return out
+}
+
+// short abbreviates a group's name to its first four letters.
+func short(g string) string {
+	if len(g) > 4 {
+		return g[:4]
+	}
+	return g
+}
