@@ -47,6 +47,16 @@ var variants = []variant{
 		p.Weights = recall.Weights{Keyword: 1}
 		p.KeywordFloor, p.RerankCoverage, p.CountSpread = -1, -1, -1
 	}},
+	{"kinds without units (list)", func(p *recall.Pipeline) {
+		k := p.Kinds
+		p.Kinds = func(words []string) map[string][]string {
+			out := k(words)
+			for _, u := range []string{"days", "weeks", "hours", "years", "minutes", "months", "total", "time"} {
+				delete(out, u)
+			}
+			return out
+		}
+	}},
 	{"context, no shares, no rerank", func(p *recall.Pipeline) {
 		p.Weights = recall.Weights{Context: 1}
 		p.DocumentShare, p.NeighbourShare, p.SpeakerBoost, p.RerankCoverage, p.CountSpread = -1, -1, -1, -1, -1
@@ -104,7 +114,7 @@ func TestMeasureAblation(t *testing.T) {
 // retainMeasured retains the data set at path into a SQLite file (or
 // reopens the one MNEMO_MEASURE_DIR keeps) and reads the abilities of its
 // queries from queries, when that file exists.
-func retainMeasured(t *testing.T, name, path, queries string) *measured {
+func retainMeasured(t testing.TB, name, path, queries string) *measured {
 	t.Helper()
 	ctx := context.Background()
 	data, err := importer.LoadLoCoMo(path)
@@ -210,13 +220,25 @@ func (m *measured) score(t *testing.T, v variant) string {
 			groups = append(groups, g)
 		}
 	}
+	if os.Getenv("MNEMO_MEASURE_SLOW") != "" {
+		qs := m.data.EvaluatedQueries()
+		order := make([]int, len(took))
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(i, j int) bool { return took[order[i]] > took[order[j]] })
+		for _, i := range order[:min(8, len(order))] {
+			t.Logf("slow %s %v %q", m.name, took[i], qs[i].Question)
+		}
+	}
 	all, by := bench.Summarize(scores, groups)
 	names := make([]string, 0, len(by))
 	for g := range by {
 		names = append(names, g)
 	}
 	sort.Strings(names)
-	out := fmt.Sprintf("%s R@10 %.4f MRR %.4f p50 %.1fms", m.name, all.Recall10, all.MRR, bench.Percentiles(took).P50)
+	lat := bench.Percentiles(took)
+	out := fmt.Sprintf("%s R@10 %.4f MRR %.4f p50 %.2fms p99 %.1fms", m.name, all.Recall10, all.MRR, lat.P50, lat.P99)
 	for _, g := range names {
 		out += fmt.Sprintf(" %s %.3f", short(g), by[g].Recall10)
 	}
@@ -229,4 +251,46 @@ func short(g string) string {
 		return g[:4]
 	}
 	return g
+}
+
+// BenchmarkRecall_Dev times one warm recall over the dev sets' questions
+// in turn (every bank's index loaded first), for profiling the read path
+// on real data:
+//
+//	MNEMO_MEASURE_DIR=/tmp/m go test -run '^$' -bench Recall_Dev -cpuprofile cpu.out ./recall
+//
+// It retains the data sets as TestMeasureAblation does (kept in
+// MNEMO_MEASURE_DIR when set) and skips without them.
+func BenchmarkRecall_Dev(b *testing.B) {
+	shared := filepath.Join("..", "..", "shared")
+	for _, name := range []string{"locomo-dev", "beam-dev"} {
+		path := filepath.Join(shared, "data", name+".json")
+		if _, err := os.Stat(path); err != nil {
+			b.Skipf("no %s: %v", path, err)
+		}
+		b.Run(name, func(b *testing.B) {
+			m := retainMeasured(b, name, path, "")
+			ctx := context.Background()
+			p := recall.New(m.store, hashembed.New(hashembed.DefaultDimension), extract.ResolveTimeRange)
+			var qs []memory.Query
+			for _, c := range m.data.Conversations {
+				for _, q := range c.Queries {
+					if q.Evaluated {
+						qs = append(qs, memory.Query{BankID: c.ID, Text: q.Question, Limit: bench.DefaultLoCoMoLimit, Now: c.Now})
+					}
+				}
+			}
+			for _, q := range qs { // warm: every bank's index and the lexicon
+				if _, err := p.Recall(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := p.Recall(ctx, qs[i%len(qs)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
