@@ -10,8 +10,17 @@ import (
 // TestTermMatcher: the matcher's bits are the query stems lex.Terms finds
 // in a text, ASCII (its own scan) or not (lex.Words).
 func TestTermMatcher(t *testing.T) {
+	for _, query := range []string{
+		"Melanie's kids painted sunsets happily; dying skies, x 5 news running ugly; lie tie hope",
+		"café naïve Melanie’s sunsets 東京",
+	} {
+		testTermMatcher(t, query)
+	}
+}
+
+func testTermMatcher(t *testing.T, query string) {
 	stems := []string{}
-	for _, s := range lex.Terms("Melanie's kids painted sunsets happily; dying skies, x 5 news running ugly; lie tie hope") {
+	for _, s := range lex.Terms(query) {
 		if !slices.Contains(stems, s) {
 			stems = append(stems, s)
 		}
@@ -25,6 +34,7 @@ func TestTermMatcher(t *testing.T) {
 		"Melanie’s café painting — naïve sunsets",
 		"",
 		"don't 'quote' it's x5 5x",
+		"Café au lait, naïve cafés in 東京都",
 	} {
 		var want uint64
 		for _, term := range lex.Terms(text) {
