@@ -42,7 +42,11 @@ func nameCandidates(words []string) []string {
 
 // speakerNames are the names a query could call a speaker by: its word
 // n-grams (n ≤ 3) normalised as memory.NormalizeName does, with
-// possessives dropped ("Caroline's" names Caroline).
+// possessives dropped ("Caroline's" names Caroline), and UserSpeaker when
+// the query speaks in the first person ("I", "me", "my"): whoever asks
+// memory about "my sprint" is the user of the conversations it holds. In
+// a bank without a speaker of that name (people talking to each other,
+// named) the name matches nothing and changes nothing.
 func speakerNames(text string) map[string]bool {
 	fields := strings.FieldsFunc(text, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
