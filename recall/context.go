@@ -98,7 +98,7 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 		}
 	}
 	sh := contextShares{p.DocumentShare, p.NeighbourShare, p.NeighbourDecay, p.SpeakerBoost}
-	out := inContext(hits, windows, byID, speakerNames(q.Text), docs, sh)
+	out := inContext(hits, windows, byID, theUser(speakerNames(q.Text), byID), docs, sh)
 	if k := max(p.Candidates, q.Limit); len(out) > k {
 		out = out[:k]
 	}

@@ -144,3 +144,36 @@ func TestFuse_ByScore(t *testing.T) {
 		t.Errorf("order = %q", ids)
 	}
 }
+
+func TestTheUser(t *testing.T) {
+	facts := func(speakers ...string) map[string]*memory.Fact {
+		out := map[string]*memory.Fact{}
+		for i, s := range speakers {
+			out[string(rune('a'+i))] = &memory.Fact{Speaker: s}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		query string
+		facts map[string]*memory.Fact
+		want  string // named after theUser; "" for no one new
+	}{
+		{"named user", "my sprint", facts("Maya", "Assistant", "Maya"), "maya"},
+		{"third person", "the sprint", facts("Maya", "assistant"), ""},
+		{"a user called user", "my sprint", facts("user", "assistant", "Maya"), ""},
+		{"two people and an assistant", "my sprint", facts("Maya", "assistant", "Tom"), ""},
+		{"no assistant", "my sprint", facts("Maya", "Tom"), ""},
+		{"only the assistant", "my sprint", facts("assistant"), ""},
+	} {
+		names := speakerNames(c.query)
+		before := len(names)
+		got := theUser(names, c.facts)
+		switch {
+		case c.want == "" && len(got) != before:
+			t.Errorf("%s: named %v", c.name, got)
+		case c.want != "" && !got[c.want]:
+			t.Errorf("%s: %v lacks %q", c.name, got, c.want)
+		}
+	}
+}

@@ -68,6 +68,40 @@ func speakerNames(text string) map[string]bool {
 	return out
 }
 
+// theUser completes names, the speakers a query names (speakerNames),
+// with the user of a conversation with an assistant whose user has a
+// name of their own: when the query speaks in the first person
+// (UserSpeaker is named), no fact of facts is said by "user" and their
+// speakers are "assistant" (memory.RoleAssistant) and one other, that
+// other is the asker. With several others (a group talking to an
+// assistant) or no assistant, who "I" is stays unknown and names is
+// returned as it is. facts are the context strategy's candidates: the
+// speakers of the turns the query matched, so no store read.
+func theUser(names map[string]bool, facts map[string]*memory.Fact) map[string]bool {
+	if !names[UserSpeaker] {
+		return names
+	}
+	assistant, other := false, ""
+	for _, f := range facts {
+		switch s := memory.NormalizeName(f.Speaker); s {
+		case UserSpeaker:
+			return names
+		case string(memory.RoleAssistant):
+			assistant = true
+		case "", other:
+		default:
+			if other != "" {
+				return names // more than one speaker besides the assistant
+			}
+			other = s
+		}
+	}
+	if assistant && other != "" {
+		names[other] = true
+	}
+	return names
+}
+
 // UserSpeaker is the speaker name, normalised, of the user in a
 // conversation between a user and an assistant (memory.RoleUser): the
 // person a query's "I", "me" and "my" refer to.

@@ -52,6 +52,10 @@ func TestRecall_FirstPersonIsTheUser(t *testing.T) {
 		{"user", "assistant", "When does the first sprint end?", "D1:2"},
 		{"User", "Assistant", "When do I finish the first sprint?", "D1:1"},
 		{"Maya", "Tom", "When does my first sprint end?", "D1:2"},
+		// A user with a name of their own, talking to the assistant: the
+		// one speaker who is not the assistant is the asker.
+		{"Maya", "assistant", "When does my first sprint end?", "D1:1"},
+		{"Maya", "assistant", "When does the first sprint end?", "D1:2"},
 	} {
 		if got := top(c.user, c.assistant, c.query); got != c.want {
 			t.Errorf("speakers %s/%s, %q: first %s, want %s", c.user, c.assistant, c.query, got, c.want)
