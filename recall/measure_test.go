@@ -69,6 +69,7 @@ var variants = []variant{
 // retained in a SQLite file, one bank per conversation.
 type measured struct {
 	name      string
+	merged    bool // every conversation in one bank, "all"
 	data      *importer.LoCoMo
 	store     *sqlite.Store
 	abilities map[string]string // query id → BEAM ability, when known
@@ -85,7 +86,9 @@ type measured struct {
 // MNEMO_MEASURE_DIR keeps the retained banks there between runs (delete
 // them after a change to the write path), MNEMO_VARIANTS picks variants
 // by name (comma-separated substrings), MNEMO_MEASURE_RUNS writes each
-// variant's run files there, MNEMO_MEASURE_WARM=N times warm recalls
+// variant's run files there, MNEMO_MEASURE_MERGED retains all the
+// conversations of a data set in one bank (a bank 5 and 10 times as
+// large, each question asked of all of it), MNEMO_MEASURE_WARM=N times warm recalls
 // (the least of N per question) and MNEMO_MEASURE_SLOW lists the slowest
 // questions. It skips without the variable or the data.
 func TestMeasureAblation(t *testing.T) {
@@ -128,17 +131,24 @@ func retainMeasured(t testing.TB, name, path, queries string) *measured {
 	if dir == "" {
 		dir = t.TempDir()
 	}
+	merged := os.Getenv("MNEMO_MEASURE_MERGED") != ""
+	if merged {
+		name += "-merged"
+	}
+	m := &measured{name: name, data: data, merged: merged, abilities: map[string]string{}}
 	db := filepath.Join(dir, name+".db")
 	if _, err := os.Stat(db); err != nil {
 		eng, err := mnemo.Open(ctx, mnemo.Config{DB: db + ".tmp", JobPoll: -1, SessionIdle: -1, AccessFlush: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range data.Conversations {
-			if _, err := eng.CreateBank(ctx, c.ID); err != nil {
-				t.Fatal(err)
+		for i, c := range data.Conversations {
+			if i == 0 || !merged {
+				if _, err := eng.CreateBank(ctx, m.bank(c)); err != nil {
+					t.Fatal(err)
+				}
 			}
-			for _, req := range c.RetainRequests(c.ID) {
+			for _, req := range c.RetainRequests(m.bank(c)) {
 				if _, err := eng.Retain(ctx, req); err != nil {
 					t.Fatal(err)
 				}
@@ -158,7 +168,7 @@ func retainMeasured(t testing.TB, name, path, queries string) *measured {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	m := &measured{name: name, data: data, store: st, abilities: map[string]string{}}
+	m.store = st
 	if f, err := os.Open(queries); err == nil {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
@@ -168,12 +178,20 @@ func retainMeasured(t testing.TB, name, path, queries string) *measured {
 				ID      string `json:"query_id"`
 				Ability string `json:"category_name"`
 			}
-			if json.Unmarshal(sc.Bytes(), &q) == nil && strings.HasPrefix(name, "beam") {
+			if json.Unmarshal(sc.Bytes(), &q) == nil && strings.HasPrefix(m.name, "beam") {
 				m.abilities[q.ID] = q.Ability
 			}
 		}
 	}
 	return m
+}
+
+// bank is the bank conversation c is retained in.
+func (m *measured) bank(c *importer.LoCoMoConversation) string {
+	if m.merged {
+		return "all"
+	}
+	return c.ID
 }
 
 // score recalls every evaluated query of m with the default pipeline
@@ -212,7 +230,7 @@ func (m *measured) score(t *testing.T, v variant) string {
 						continue
 					}
 					start := time.Now()
-					if _, err := p.Recall(ctx, memory.Query{BankID: c.ID, Text: q.Question, Limit: bench.DefaultLoCoMoLimit, Now: c.Now}); err != nil {
+					if _, err := p.Recall(ctx, memory.Query{BankID: m.bank(c), Text: q.Question, Limit: bench.DefaultLoCoMoLimit, Now: c.Now}); err != nil {
 						t.Fatal(err)
 					}
 					d := time.Since(start)
@@ -233,7 +251,7 @@ func (m *measured) score(t *testing.T, v variant) string {
 				continue
 			}
 			start := time.Now()
-			rec, err := p.Recall(ctx, memory.Query{BankID: c.ID, Text: q.Question, Limit: bench.DefaultLoCoMoLimit, Now: c.Now})
+			rec, err := p.Recall(ctx, memory.Query{BankID: m.bank(c), Text: q.Question, Limit: bench.DefaultLoCoMoLimit, Now: c.Now})
 			took = append(took, time.Since(start))
 			if err != nil {
 				t.Fatalf("%s %s: %v", m.name, q.ID, err)
@@ -311,7 +329,7 @@ func BenchmarkRecall_Dev(b *testing.B) {
 			for _, c := range m.data.Conversations {
 				for _, q := range c.Queries {
 					if q.Evaluated {
-						qs = append(qs, memory.Query{BankID: c.ID, Text: q.Question, Limit: bench.DefaultLoCoMoLimit, Now: c.Now})
+						qs = append(qs, memory.Query{BankID: m.bank(c), Text: q.Question, Limit: bench.DefaultLoCoMoLimit, Now: c.Now})
 					}
 				}
 			}
