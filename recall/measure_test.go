@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-ai/mnemo/bench"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/importer"
+	"github.com/mnemo-ai/mnemo/internal/wordnet"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/provider/hashembed"
 	"github.com/mnemo-ai/mnemo/recall"
@@ -54,6 +55,26 @@ var variants = []variant{
 			out := k(words)
 			for _, u := range []string{"days", "weeks", "hours", "years", "minutes", "months", "total", "time"} {
 				delete(out, u)
+			}
+			return out
+		}
+	}},
+	{"kinds without measures (WordNet)", func(p *recall.Pipeline) {
+		k := p.Kinds
+		lx, err := wordnet.Nouns()
+		if err != nil {
+			panic(err)
+		}
+		units := map[string]bool{}
+		for _, u := range lx.Hyponyms("measure", 0) {
+			units[u] = true
+		}
+		p.Kinds = func(words []string) map[string][]string {
+			out := k(words)
+			for w := range out {
+				if units[lx.Lemma(w)] || units[lx.Lemma(strings.TrimSuffix(w, "s"))] {
+					delete(out, w)
+				}
 			}
 			return out
 		}
