@@ -115,6 +115,7 @@ func TestSpeakerNames(t *testing.T) {
 		{"What I'm planning", []string{UserSpeaker}, nil},
 		{"What did Caroline tell Melanie?", nil, []string{UserSpeaker}},
 		{"What did the user say about Python?", []string{UserSpeaker}, nil},
+		{"Was Maya ill? What is the order id?", nil, []string{UserSpeaker}},
 	}
 	for _, tt := range tests {
 		got := speakerNames(tt.query)

@@ -108,6 +108,7 @@ func theUser(names map[string]bool, facts map[string]*memory.Fact) map[string]bo
 const UserSpeaker = "user"
 
 // firstPerson are the words (as lex.Words gives them) by which a query's
-// asker names themself.
+// asker names themself. "I'd" and "I'll" are left out: as lex.Words
+// gives them ("id", "ill") they are also other words.
 var firstPerson = map[string]bool{"i": true, "me": true, "my": true, "mine": true, "myself": true,
-	"im": true, "ive": true, "id": true, "ill": true}
+	"im": true, "ive": true}
