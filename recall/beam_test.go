@@ -29,6 +29,10 @@ func TestRecall_BEAMDev(t *testing.T) {
 	if testing.Short() {
 		t.Skip("BEAM dev takes a few seconds")
 	}
+	// The guarded figures are those of one bank per conversation,
+	// retained afresh, whatever the measurement's variables say.
+	t.Setenv("MNEMO_MEASURE_MERGED", "")
+	t.Setenv("MNEMO_MEASURE_DIR", "")
 	m := retainMeasured(t, "beam-dev", path, "")
 	p := recall.New(m.store, hashembed.New(hashembed.DefaultDimension), extract.ResolveTimeRange)
 	var scores []bench.QueryScore

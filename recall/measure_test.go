@@ -97,10 +97,11 @@ type measured struct {
 }
 
 // TestMeasureAblation measures the read path's components on the dev
-// data sets side by side (docs/recall.md, "Agent conversations"): it
-// retains LoCoMo dev and BEAM dev offline once, as `mnemo bench locomo`
-// does, and scores every variant on both, printing recall@10, MRR and the
-// groups. It asserts nothing: it is a measurement, run with
+// data sets side by side (docs/recall.md, "Both kinds of conversation"):
+// it retains LoCoMo dev and BEAM dev offline once, as `mnemo bench
+// locomo` does, and scores every variant on both, printing recall@10,
+// MRR, latency and the groups. It asserts nothing: it is a measurement,
+// run with
 //
 //	MNEMO_MEASURE=1 go test -run TestMeasureAblation -v -timeout 30m ./recall
 //
@@ -109,9 +110,9 @@ type measured struct {
 // by name (comma-separated substrings), MNEMO_MEASURE_RUNS writes each
 // variant's run files there, MNEMO_MEASURE_MERGED retains all the
 // conversations of a data set in one bank (a bank 5 and 10 times as
-// large, each question asked of all of it), MNEMO_MEASURE_WARM=N times warm recalls
-// (the least of N per question) and MNEMO_MEASURE_SLOW lists the slowest
-// questions. It skips without the variable or the data.
+// large, each question asked of all of it), MNEMO_MEASURE_WARM=N times
+// warm recalls (the least of N per question) and MNEMO_MEASURE_SLOW lists
+// the slowest questions. It skips without the variable or the data.
 func TestMeasureAblation(t *testing.T) {
 	if os.Getenv("MNEMO_MEASURE") == "" {
 		t.Skip("a measurement: set MNEMO_MEASURE=1 to run it")
