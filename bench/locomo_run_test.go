@@ -206,6 +206,11 @@ func TestRunLoCoMo(t *testing.T) {
 		if r.RecallMS.P50 < 0 || r.RecallMS.P50 > r.RecallMS.P95 || r.RecallMS.P95 > r.RecallMS.P99 {
 			t.Errorf("latency: got %+v", r.RecallMS)
 		}
+		// Every recall is a bank's first or not: the slowest of the two
+		// halves is the slowest of all.
+		if max(r.FirstRecallMS.P99, r.WarmRecallMS.P99) != r.RecallMS.P99 || r.FirstRecallMS.P50 <= 0 || r.WarmRecallMS.P50 <= 0 {
+			t.Errorf("first %+v and warm %+v recalls, of all %+v", r.FirstRecallMS, r.WarmRecallMS, r.RecallMS)
+		}
 	})
 
 	t.Run("Progress", func(t *testing.T) {
@@ -229,7 +234,7 @@ func TestRunLoCoMo(t *testing.T) {
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatal(err)
 		}
-		if keys := sortedKeys(got); !reflect.DeepEqual(keys, []string{"categories", "ingest_facts_per_s", "overall", "recall_ms"}) {
+		if keys := sortedKeys(got); !reflect.DeepEqual(keys, []string{"categories", "first_recall_ms", "ingest_facts_per_s", "overall", "recall_ms", "warm_recall_ms"}) {
 			t.Errorf("top-level keys: got %q", keys)
 		}
 		groupKeys := []string{"n", "recall@5", "recall@10", "recall@20", "hit@10", "mrr", "ndcg@10"}
@@ -260,10 +265,10 @@ func TestRunLoCoMo(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-		if len(lines) != 8 {
+		if len(lines) != 9 {
 			t.Fatalf("got %d lines:\n%s", len(lines), b.String())
 		}
-		for i, prefix := range []string{"category", "multi-hop", "temporal", "open-domain", "single-hop", "overall", "ingest:", "recall:"} {
+		for i, prefix := range []string{"category", "multi-hop", "temporal", "open-domain", "single-hop", "overall", "ingest:", "recall:", "recall, each bank's first"} {
 			if !strings.HasPrefix(lines[i], prefix) {
 				t.Errorf("line %d: got %q, want prefix %q", i, lines[i], prefix)
 			}
@@ -536,3 +541,20 @@ func approxGroups(got, want map[string]GroupScore) bool {
 }
 
 func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+
+func TestSplit(t *testing.T) {
+	ms := func(n ...int) []time.Duration {
+		var out []time.Duration
+		for _, v := range n {
+			out = append(out, time.Duration(v)*time.Millisecond)
+		}
+		return out
+	}
+	first, rest := split(ms(9, 1, 2, 8, 3), []bool{true, false, false, true, false})
+	if !slices.Equal(first, ms(9, 8)) || !slices.Equal(rest, ms(1, 2, 3)) {
+		t.Errorf("split = %v, %v", first, rest)
+	}
+	if first, rest := split(nil, nil); first != nil || rest != nil {
+		t.Errorf("split of nothing = %v, %v", first, rest)
+	}
+}

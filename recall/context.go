@@ -36,7 +36,10 @@ const (
 	DefaultNeighbourDecay = 0.5
 	// DefaultSpeakerBoost multiplies the context score of a fact by
 	// 1 + DefaultSpeakerBoost when the query names its speaker: "what did
-	// Caroline research?" is about what Caroline said.
+	// Caroline research?" is about what Caroline said. A query in the
+	// first person ("when does my sprint end?") names the speaker "user"
+	// (UserSpeaker): in a conversation between a user and an assistant,
+	// the asker is the user (speakerNames).
 	DefaultSpeakerBoost = 0.6
 )
 
@@ -95,7 +98,7 @@ func (p *Pipeline) contextual(ctx context.Context, q memory.Query, hits []memory
 		}
 	}
 	sh := contextShares{p.DocumentShare, p.NeighbourShare, p.NeighbourDecay, p.SpeakerBoost}
-	out := inContext(hits, windows, byID, speakerNames(q.Text), docs, sh)
+	out := inContext(hits, windows, byID, theUser(speakerNames(q.Text), byID), docs, sh)
 	if k := max(p.Candidates, q.Limit); len(out) > k {
 		out = out[:k]
 	}

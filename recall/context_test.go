@@ -108,6 +108,14 @@ func TestSpeakerNames(t *testing.T) {
 		{"Did Jon and Gina both dance?", []string{"jon", "gina"}, []string{"and"}},
 		{"Where does Mary Ann live?", []string{"mary ann", "mary", "ann"}, nil},
 		{"the kids' toys", []string{"kids"}, nil},
+		// The asker's "I", "me" and "my" name the user of a user ↔
+		// assistant conversation.
+		{"When does my first sprint end?", []string{UserSpeaker}, nil},
+		{"How long did I say the project takes?", []string{UserSpeaker}, nil},
+		{"What I'm planning", []string{UserSpeaker}, nil},
+		{"What did Caroline tell Melanie?", nil, []string{UserSpeaker}},
+		{"What did the user say about Python?", []string{UserSpeaker}, nil},
+		{"Was Maya ill? What is the order id?", nil, []string{UserSpeaker}},
 	}
 	for _, tt := range tests {
 		got := speakerNames(tt.query)
@@ -135,5 +143,38 @@ func TestFuse_ByScore(t *testing.T) {
 	}
 	if ids := candidateIDs(got); !slices.Equal(ids, []string{"a", "b", "c"}) {
 		t.Errorf("order = %q", ids)
+	}
+}
+
+func TestTheUser(t *testing.T) {
+	facts := func(speakers ...string) map[string]*memory.Fact {
+		out := map[string]*memory.Fact{}
+		for i, s := range speakers {
+			out[string(rune('a'+i))] = &memory.Fact{Speaker: s}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		query string
+		facts map[string]*memory.Fact
+		want  string // named after theUser; "" for no one new
+	}{
+		{"named user", "my sprint", facts("Maya", "Assistant", "Maya"), "maya"},
+		{"third person", "the sprint", facts("Maya", "assistant"), ""},
+		{"a user called user", "my sprint", facts("user", "assistant", "Maya"), ""},
+		{"two people and an assistant", "my sprint", facts("Maya", "assistant", "Tom"), ""},
+		{"no assistant", "my sprint", facts("Maya", "Tom"), ""},
+		{"only the assistant", "my sprint", facts("assistant"), ""},
+	} {
+		names := speakerNames(c.query)
+		before := len(names)
+		got := theUser(names, c.facts)
+		switch {
+		case c.want == "" && len(got) != before:
+			t.Errorf("%s: named %v", c.name, got)
+		case c.want != "" && !got[c.want]:
+			t.Errorf("%s: %v lacks %q", c.name, got, c.want)
+		}
 	}
 }

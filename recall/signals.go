@@ -144,6 +144,59 @@ type termMatcher struct {
 	stems []string
 	buf   []byte
 	memo  map[string]uint64 // a word's bits, for the words stemmed
+	// pairs holds the first two letters of each stem (pairIndex): a word
+	// of three letters or more that starts otherwise, and is no Porter
+	// exception, matches no stem and is not looked up (see word). Most
+	// words of a long turn are skipped so, with no map lookup.
+	pairs *[alnums * alnums]bool
+	// all says every word is looked up: a stem starts beyond ASCII.
+	all bool
+}
+
+// alnums is the number of ASCII lower-case letters and digits.
+const alnums = 36
+
+// pairIndex is the place of the two bytes a, b (ASCII lower-case letters
+// or digits) in termMatcher.pairs, or -1 for any other byte.
+func pairIndex(a, b byte) int {
+	i, j := alnumIndex(a), alnumIndex(b)
+	if i < 0 || j < 0 {
+		return -1
+	}
+	return i*alnums + j
+}
+
+func alnumIndex(c byte) int {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return int(c - 'a')
+	case '0' <= c && c <= '9':
+		return 26 + int(c-'0')
+	}
+	return -1
+}
+
+// maybe reports whether word b (lower case) can match a stem: it is
+// short, one of Porter's exceptions, or starts with a stem's first two
+// letters. A word it rejects has no bits (word would give 0).
+func (m *termMatcher) maybe(b []byte) bool {
+	if m.pairs == nil && !m.all {
+		m.pairs = new([alnums * alnums]bool)
+		for _, t := range m.stems {
+			if len(t) >= 2 {
+				if i := pairIndex(t[0], t[1]); i >= 0 {
+					m.pairs[i] = true
+				} else {
+					m.all = true
+				}
+			}
+		}
+	}
+	if m.all || len(b) < 3 {
+		return true
+	}
+	i := pairIndex(b[0], b[1])
+	return i < 0 || m.pairs[i] || porterException(b)
 }
 
 // bits returns, as bits, the stems that lex.Terms(text) holds. For ASCII
@@ -151,6 +204,9 @@ type termMatcher struct {
 func (m *termMatcher) bits(text string) uint64 {
 	var bits uint64
 	match := func(b []byte) {
+		if !m.maybe(b) {
+			return
+		}
 		v, ok := m.memo[string(b)]
 		if !ok {
 			v, ok = m.word(b)

@@ -1,7 +1,9 @@
 package recall
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/internal/lex"
@@ -10,8 +12,17 @@ import (
 // TestTermMatcher: the matcher's bits are the query stems lex.Terms finds
 // in a text, ASCII (its own scan) or not (lex.Words).
 func TestTermMatcher(t *testing.T) {
+	for _, query := range []string{
+		"Melanie's kids painted sunsets happily; dying skies, x 5 news running ugly; lie tie hope",
+		"café naïve Melanie’s sunsets 東京",
+	} {
+		testTermMatcher(t, query)
+	}
+}
+
+func testTermMatcher(t *testing.T, query string) {
 	stems := []string{}
-	for _, s := range lex.Terms("Melanie's kids painted sunsets happily; dying skies, x 5 news running ugly; lie tie hope") {
+	for _, s := range lex.Terms(query) {
 		if !slices.Contains(stems, s) {
 			stems = append(stems, s)
 		}
@@ -25,6 +36,9 @@ func TestTermMatcher(t *testing.T) {
 		"Melanie’s café painting — naïve sunsets",
 		"",
 		"don't 'quote' it's x5 5x",
+		"Café au lait, naïve cafés in 東京都",
+		"DYING Lying TyInG; MELANIE'S Kid'S 'Sunsets' paint'", // case, apostrophes at the edges
+		"x X 5 ok Ok OK news' 'news ne'ws",                    // short words, apostrophes inside
 	} {
 		var want uint64
 		for _, term := range lex.Terms(text) {
@@ -35,5 +49,21 @@ func TestTermMatcher(t *testing.T) {
 		if got := m.bits(text); got != want {
 			t.Errorf("bits(%q) = %b, want %b (stems %q, terms %q)", text, got, want, stems, lex.Terms(text))
 		}
+	}
+}
+
+// BenchmarkTermMatcher_Bits scans a long assistant-like turn (a Markdown
+// list with code) for a question's stems, as the coverage reranker does
+// for each result and its neighbours.
+func BenchmarkTermMatcher_Bits(b *testing.B) {
+	var text strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&text, "%d. **Set up the Flask project**: create a virtual environment, install Flask-Login and SQLAlchemy, then run `flask db upgrade` to apply migration %d. Don't forget the tests!\n", i, i)
+	}
+	stems := lex.Terms("When does my first sprint for the budget tracker's login page end?")
+	b.SetBytes(int64(text.Len()))
+	for b.Loop() {
+		m := termMatcher{stems: stems}
+		m.bits(text.String())
 	}
 }

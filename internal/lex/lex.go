@@ -214,6 +214,25 @@ func Terms(s string) []string {
 	return terms
 }
 
+// AppendTerms appends the index terms of s (Terms) to dst and returns
+// the extended slice. A search that resolves many words (thousands, for
+// the kinds of a general noun) reuses one slice so: one lower-case word
+// costs no allocation.
+func AppendTerms(dst []string, s string) []string {
+	if isPlainWord(s) {
+		if IsStopword(s) {
+			return dst
+		}
+		return append(dst, Stem(s))
+	}
+	for _, w := range Words(s) {
+		if !IsStopword(w) {
+			dst = append(dst, Stem(w))
+		}
+	}
+	return dst
+}
+
 // isPlainWord reports whether s is one word as Words gives it: lower-case
 // ASCII letters and digits only.
 func isPlainWord(s string) bool {

@@ -263,3 +263,19 @@ func TestTerms_PlainWord(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendTerms: AppendTerms appends what Terms returns, plain word or
+// not, and leaves what dst held.
+func TestAppendTerms(t *testing.T) {
+	for _, s := range []string{"painting", "the", "", "Melanie's kids ran", "東京都", "dying x 5"} {
+		got := AppendTerms([]string{"keep"}, s)
+		want := append([]string{"keep"}, Terms(s)...)
+		if !slices.Equal(got, want) {
+			t.Errorf("AppendTerms(%q) = %q, want %q", s, got, want)
+		}
+	}
+	buf := make([]string, 0, 4)
+	if n := testing.AllocsPerRun(100, func() { buf = AppendTerms(buf[:0], "karate") }); n != 0 {
+		t.Errorf("AppendTerms of a plain word allocates %v times", n)
+	}
+}

@@ -29,8 +29,10 @@ func (m *Mirror) SearchText(ctx context.Context, bank string, terms []string, k 
 	}
 	var ids []int32
 	seen := map[int32]bool{}
+	var stems []string // reused: a kind search resolves thousands of words
 	for _, t := range terms {
-		for _, w := range lex.Terms(t) {
+		stems = lex.AppendTerms(stems[:0], t)
+		for _, w := range stems {
 			if id, ok := x.termID[w]; ok && !seen[id] && x.df[id] > 0 {
 				seen[id] = true
 				ids = append(ids, id)
