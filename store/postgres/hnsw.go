@@ -49,6 +49,13 @@ func indexLock(bank string) int64 {
 	return int64(h.Sum64())
 }
 
+// ddlLock is the advisory lock key every index build of facts takes
+// around its DDL. Two CREATE INDEX CONCURRENTLY on one table deadlock
+// (SQLSTATE 40P01): the first, in its wait phase, waits for every older
+// transaction, among them the second's, which waits for the first's lock
+// on the table. Builds of different banks therefore take turns.
+var ddlLock = indexLock("\x00facts-ddl")
+
 // startIndexBuild starts, in the background, the build of the index of a
 // bank that an exact search found large enough (it has facts facts and
 // no index). Searches trigger it rather than writes: a bulk load is not
@@ -150,6 +157,12 @@ func (s *Store) buildIndex(ctx context.Context, bank string) (built, busy bool, 
 	if hnswDim == dim {
 		return true, false, nil
 	}
+	// One index build of facts at a time, whatever the bank (ddlLock);
+	// waiting ends with ctx.
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, ddlLock); err != nil {
+		return false, false, err
+	}
+	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, ddlLock)
 	name := pgx.Identifier{indexName(bank)}.Sanitize()
 	// A leftover of an interrupted build is invalid: drop it first.
 	if _, err := conn.Exec(ctx, `DROP INDEX CONCURRENTLY IF EXISTS `+name); err != nil {

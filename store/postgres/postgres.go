@@ -295,6 +295,10 @@ func (s *Store) DeleteBank(ctx context.Context, id string) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, indexLock(id)); err != nil {
 			return err
 		}
+		// No index build of facts runs while this drop waits (hnsw.go's ddlLock).
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ddlLock); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+pgx.Identifier{indexName(id)}.Sanitize()); err != nil {
 			return fmt.Errorf("drop vector index: %w", err)
 		}
