@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -559,6 +558,12 @@ func EmbedText(f *memory.Fact) string { return f.Body() }
 // the best known of the batch's mentions (memory.BetterType): "Berlin is big"
 // then "we live in Berlin" is one Berlin, a place.
 //
+// Refs and co-occurrences: a fact's refs list its distinct entities by
+// salience (memory.RankEntities: mentions in the fact, then first
+// mention), and the fact adds one co-occurrence to each pair among the
+// first memory.CooccurrenceTop of them (memory.Cooccurring): bounded per
+// fact, where every pair of a long turn's entities grew with its square.
+//
 // Links: each fact is tied to its neighbours in the document (temporal,
 // both directions) and to the previous fact of the document that mentions
 // the same entity (entity, both directions); chaining keeps links linear
@@ -572,11 +577,12 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 		last string // id of the latest fact in this batch mentioning it
 	}
 	ents := map[string]*agg{}
-	var order []string
+	var order, ids []string
+	var mentions []int
 	for i, xf := range xfs {
 		f := b.Facts[i]
-		seen := map[string]bool{}
-		var ids []string
+		seen := map[string]int{} // entity id → index in ids
+		ids, mentions = ids[:0], mentions[:0]
 		for _, e := range xf.Entities {
 			norm := memory.NormalizeName(e.Name)
 			if norm == "" {
@@ -593,11 +599,13 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			if a != nil {
 				a.up.Entity.Type = memory.BetterType(a.up.Entity.Type, typ)
 			}
-			if seen[eid] {
+			if k, ok := seen[eid]; ok {
+				mentions[k] += max(e.Mentions, 1)
 				continue
 			}
-			seen[eid] = true
+			seen[eid] = len(ids)
 			ids = append(ids, eid)
+			mentions = append(mentions, max(e.Mentions, 1))
 			t := f.EventTime()
 			if a == nil {
 				a = &agg{up: memory.EntityUpsert{Entity: memory.Entity{ID: eid, Name: e.Name, Type: typ, FirstSeen: t, LastSeen: t}, Episodes: 1}}
@@ -616,7 +624,6 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			if t.After(a.up.Entity.LastSeen) {
 				a.up.Entity.LastSeen = t
 			}
-			b.Refs = append(b.Refs, memory.EntityRef{FactID: f.ID, EntityID: eid})
 			if memory.NormalizeName(e.Name) == memory.NormalizeName(f.Speaker) {
 				continue
 			}
@@ -627,12 +634,16 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			}
 			a.last = f.ID
 		}
-		sort.Strings(ids)
-		for x := 0; x < len(ids); x++ {
-			for y := x + 1; y < len(ids); y++ {
-				b.Cooccurrences = append(b.Cooccurrences, memory.Cooccurrence{EntityA: ids[x], EntityB: ids[y], Count: 1})
-			}
+		// The fact's refs go in rank order, the order the store keeps as
+		// their rank, so that forgetting the fact takes off exactly the
+		// co-occurrences it adds here.
+		memory.RankEntities(ids, mentions)
+		for _, eid := range ids {
+			b.Refs = append(b.Refs, memory.EntityRef{FactID: f.ID, EntityID: eid})
 		}
+		memory.Cooccurring(ids, func(a, c string) {
+			b.Cooccurrences = append(b.Cooccurrences, memory.Cooccurrence{EntityA: a, EntityB: c, Count: 1})
+		})
 		if i > 0 {
 			prev := b.Facts[i-1]
 			b.Links = append(b.Links,

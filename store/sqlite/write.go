@@ -548,10 +548,17 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 		for _, f := range w.Facts {
 			seqs[f.ID] = f.Seq
 		}
+		// A fact of the batch lists its refs in rank order (memory.RankEntities);
+		// a ref to a fact of an earlier batch has no known rank.
+		ords := make(map[string]int64, len(w.Facts))
 		rows := make([][]any, 0, len(w.Refs))
 		for _, r := range w.Refs {
 			seq, ok := seqs[r.FactID]
-			if !ok {
+			var ord any
+			if ok {
+				ord = ords[r.FactID]
+				ords[r.FactID]++
+			} else {
 				// A ref to a fact of an earlier batch.
 				err := tx.QueryRowContext(ctx, `SELECT seq FROM facts WHERE bank_id = ? AND id = ?`, bank, r.FactID).Scan(&seq)
 				if errors.Is(err, sql.ErrNoRows) {
@@ -562,9 +569,9 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 				}
 				seqs[r.FactID] = seq
 			}
-			rows = append(rows, []any{bank, r.FactID, r.EntityID, seq})
+			rows = append(rows, []any{bank, r.FactID, r.EntityID, seq, ord})
 		}
-		if err := bulkInsert(ctx, tx, `INSERT OR IGNORE INTO entity_refs (bank_id, fact_id, entity_id, seq)`, ``, rows); err != nil {
+		if err := bulkInsert(ctx, tx, `INSERT OR IGNORE INTO entity_refs (bank_id, fact_id, entity_id, seq, ord)`, ``, rows); err != nil {
 			return fmt.Errorf("entity refs: %w", err)
 		}
 	}
