@@ -99,3 +99,24 @@ func TestForgetCooccurrences(t *testing.T) {
 		t.Errorf("ForgetCooccurrences with unknown ranks = %v, want %v", got, want)
 	}
 }
+
+// BenchmarkCooccurring pairs the entities of facts naming 5 (a chat
+// turn), 50 and 500 (long answers): the cost stays flat past
+// CooccurrenceTop, where every pair grew with the square.
+func BenchmarkCooccurring(b *testing.B) {
+	for _, n := range []int{5, 50, 500} {
+		ids := make([]string, n)
+		mentions := make([]int, n)
+		for i := range ids {
+			ids[i], mentions[i] = fmt.Sprintf("ent_%016x", i*7919), 1+i%3
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			pairs := 0
+			for b.Loop() {
+				memory.RankEntities(ids, mentions)
+				memory.Cooccurring(ids, func(a, c string) { pairs++ })
+			}
+			b.ReportMetric(float64(pairs)/float64(b.N), "pairs/fact")
+		})
+	}
+}
