@@ -443,6 +443,29 @@ func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.En
 				}
 			}
 		}
+		// Entities new to the bank (most of an import's) are inserted
+		// many rows per statement, with their canonical name as an alias;
+		// the rest are upserted one by one.
+		known, err := knownEntities(ctx, tx, bank, ents)
+		if err != nil {
+			return err
+		}
+		var fresh [][]any
+		old := ents[:0:0]
+		for _, row := range ents {
+			if known[row[1].(string)] {
+				old = append(old, row)
+				continue
+			}
+			fresh = append(fresh, row)
+			if name := row[2].(string); memory.NormalizeName(name) != "" {
+				aliases = append(aliases, []any{bank, memory.NormalizeName(name), row[1], name})
+			}
+		}
+		if err := bulkInsert(ctx, tx, `INSERT INTO entities (bank_id, id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted, embedding)`, ``, fresh); err != nil {
+			return fmt.Errorf("insert entities: %w", err)
+		}
+		ents = old
 		// One prepared upsert per entity: measured faster than a multi-row
 		// upsert, which SQLite evaluates row by row through a co-routine.
 		ent, err := tx.PrepareContext(ctx, `INSERT INTO entities (bank_id, id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted, embedding)
@@ -476,6 +499,38 @@ func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.En
 		}
 	}
 	return nil
+}
+
+// knownEntities returns which of the entities of rows (writeEntities'
+// rows: the id second) bank already holds.
+func knownEntities(ctx context.Context, tx *sql.Tx, bank string, rows [][]any) (map[string]bool, error) {
+	known := map[string]bool{}
+	for len(rows) > 0 {
+		n := min(len(rows), maxInList)
+		ids := make([]string, n)
+		for i, row := range rows[:n] {
+			ids[i] = row[1].(string)
+		}
+		list, args := in(ids, bank)
+		r, err := tx.QueryContext(ctx, `SELECT id FROM entities WHERE bank_id = ? AND id IN `+list, args...)
+		if err != nil {
+			return nil, err
+		}
+		for r.Next() {
+			var id string
+			if err := r.Scan(&id); err != nil {
+				r.Close()
+				return nil, err
+			}
+			known[id] = true
+		}
+		r.Close()
+		if err := r.Err(); err != nil {
+			return nil, err
+		}
+		rows = rows[n:]
+	}
+	return known, nil
 }
 
 // writeCooccurrences adds co-occurrence counts.
