@@ -130,6 +130,9 @@ func (a *applied) finish(s *Store, w *memory.WriteBatch) *memory.WriteResult {
 		return &res
 	}
 	res.Facts = len(w.Facts)
+	if s.mirror.Holds(w.BankID) {
+		a.change.Count() // outside the index's lock
+	}
 	s.mirror.Apply(w.BankID, a.version, &a.change)
 	return &res
 }
