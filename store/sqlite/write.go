@@ -461,6 +461,7 @@ func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.En
 				continue
 			}
 			fresh = append(fresh, row)
+			known[row[1].(string)] = true // a repeat of it upserts
 			if name := row[2].(string); memory.NormalizeName(name) != "" {
 				aliases = append(aliases, []any{bank, memory.NormalizeName(name), row[1], name})
 			}
