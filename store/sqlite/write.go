@@ -49,6 +49,7 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 		}
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		ctx := withBulkStatements(ctx, tx)
 		var g graphTotals
 		for i, w := range ws {
 			if err := ctx.Err(); err != nil {
@@ -775,16 +776,59 @@ const bulkRows = 256
 // bulkInsert runs head + " VALUES (…), (…), …" + tail over rows, in
 // statements of at most bulkRows rows: one statement per many rows is far
 // cheaper than one per row. Every row has the same width.
+//
+// Inside a WriteMany (ctx from withBulkStatements), a statement of
+// bulkRows rows is prepared once for the whole transaction: parsing a
+// statement of hundreds of rows costs about as much as running it, and an
+// import runs the same few again and again.
 func bulkInsert(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any) error {
 	for len(rows) > 0 {
 		n := min(len(rows), bulkRows)
 		q, args := bulkStatement(head, tail, rows[:n])
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		var err error
+		if st := preparedBulk(ctx, tx, q, n); st != nil {
+			_, err = st.ExecContext(ctx, args...)
+		} else {
+			_, err = tx.ExecContext(ctx, q, args...)
+		}
+		if err != nil {
 			return err
 		}
 		rows = rows[n:]
 	}
 	return nil
+}
+
+// bulkStatements keeps bulkInsert's full-size statements prepared for
+// one transaction; they close with it.
+type bulkStatements struct {
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+type bulkStatementsKey struct{}
+
+// withBulkStatements returns ctx carrying a statement cache for tx.
+func withBulkStatements(ctx context.Context, tx *sql.Tx) context.Context {
+	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, stmts: map[string]*sql.Stmt{}})
+}
+
+// preparedBulk returns q prepared in tx when ctx carries tx's cache and
+// q is a full-size statement (n rows), or nil: run q unprepared.
+func preparedBulk(ctx context.Context, tx *sql.Tx, q string, n int) *sql.Stmt {
+	c, _ := ctx.Value(bulkStatementsKey{}).(*bulkStatements)
+	if c == nil || c.tx != tx || n != bulkRows {
+		return nil
+	}
+	if st, ok := c.stmts[q]; ok {
+		return st
+	}
+	st, err := tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil // the plain Exec reports it
+	}
+	c.stmts[q] = st
+	return st
 }
 
 // bulkStatement spells head + " VALUES (?,…),(?,…)…" + tail for rows and
