@@ -146,6 +146,7 @@ func (c *entityContext) entities(toks []token, speaker string) []Entity {
 			return
 		}
 		if i, ok := seen[norm]; ok {
+			out[i].Mentions++
 			out[i].Confidence = max(out[i].Confidence, e.Confidence)
 			if out[i].Type == memory.EntityThing {
 				out[i].Type = e.Type
@@ -153,6 +154,7 @@ func (c *entityContext) entities(toks []token, speaker string) []Entity {
 			return
 		}
 		seen[norm] = len(out)
+		e.Mentions = 1
 		out = append(out, e)
 	}
 	if speaker != "" {

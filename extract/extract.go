@@ -83,6 +83,11 @@ type Entity struct {
 	Name       string
 	Type       memory.EntityType
 	Confidence float64
+	// Mentions counts how often the fact names the entity (a speaker
+	// counts once for speaking); zero when the extractor does not count
+	// (the LLM path), which ranks as one. Retain ranks a fact's entities
+	// by it for co-occurrence (memory.RankEntities).
+	Mentions int
 }
 
 // Relation is a typed edge between two entities a fact names, by name:

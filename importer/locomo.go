@@ -194,8 +194,11 @@ func LoadLoCoMo(path string) (*LoCoMo, error) {
 // ReadLoCoMo reads a LoCoMo JSON document: a list of conversations with
 // sample_id, conversation and qa. It fails on malformed JSON, a repeated
 // sample_id, or a session whose date_time is missing or unparsable.
+//
+// The list is decoded one conversation at a time: only one conversation's
+// raw JSON is held at once, never the whole file's.
 func ReadLoCoMo(r io.Reader) (*LoCoMo, error) {
-	var raw []struct {
+	type rawConversation struct {
 		SampleID     string                     `json:"sample_id"`
 		Conversation map[string]json.RawMessage `json:"conversation"`
 		QA           []struct {
@@ -204,12 +207,20 @@ func ReadLoCoMo(r io.Reader) (*LoCoMo, error) {
 			Evidence []json.RawMessage `json:"evidence"`
 		} `json:"qa"`
 	}
-	if err := json.NewDecoder(r).Decode(&raw); err != nil {
+	dec := json.NewDecoder(r)
+	switch tok, err := dec.Token(); {
+	case err != nil:
 		return nil, fmt.Errorf("decode locomo: %w", err)
+	case tok != json.Delim('['):
+		return nil, fmt.Errorf("decode locomo: want a list of conversations, not %v", tokenKind(tok))
 	}
 	d := &LoCoMo{}
 	seen := make(map[string]bool)
-	for _, s := range raw {
+	for dec.More() {
+		var s rawConversation
+		if err := dec.Decode(&s); err != nil {
+			return nil, fmt.Errorf("decode locomo: conversation %d: %w", len(d.Conversations)+1, err)
+		}
 		if s.SampleID == "" {
 			return nil, fmt.Errorf("conversation %d: no sample_id", len(d.Conversations))
 		}
@@ -248,7 +259,30 @@ func ReadLoCoMo(r io.Reader) (*LoCoMo, error) {
 		}
 		d.Conversations = append(d.Conversations, c)
 	}
+	if _, err := dec.Token(); err != nil { // the closing ]
+		return nil, fmt.Errorf("decode locomo: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("decode locomo: data after the list of conversations")
+	}
 	return d, nil
+}
+
+// tokenKind names a JSON token for an error message.
+func tokenKind(tok json.Token) string {
+	switch tok.(type) {
+	case json.Delim:
+		return fmt.Sprintf("%q", tok)
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", tok)
 }
 
 var sessionKeyRE = regexp.MustCompile(`^session_(\d+)$`)

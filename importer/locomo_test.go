@@ -211,6 +211,11 @@ func TestReadLoCoMo_Err(t *testing.T) {
 	}{
 		{"NotJSON", `{`},
 		{"NotList", `{"sample_id": "a"}`},
+		{"Null", `null`},
+		{"Empty", ``},
+		{"CutShort", `[{"sample_id": "a", "conversation": {}}`},
+		{"BadElement", `[{"sample_id": "a", "conversation": {}}, 7]`},
+		{"Trailing", `[{"sample_id": "a", "conversation": {}}] [`},
 		{"NoSampleID", `[{"conversation": {}, "qa": []}]`},
 		{"RepeatedSampleID", `[{"sample_id": "a", "conversation": {}}, {"sample_id": "a", "conversation": {}}]`},
 		{"NoDateTime", `[{"sample_id": "a", "conversation": {"session_1": [{"speaker": "x", "dia_id": "D1:1", "text": "hi"}]}}]`},

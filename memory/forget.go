@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -196,22 +195,4 @@ func Fingerprint(words string) string {
 	}
 	sum := sha256.Sum256([]byte(n))
 	return "sha256:" + hex.EncodeToString(sum[:8])
-}
-
-// CooccurrencePairs counts the co-occurrences the facts of perFact (fact
-// → the entities it refers to) account for: each fact adds one to every
-// pair of distinct entities it names, a pair keyed in id order as the
-// cooccurrences table keys it. Forgetting the facts takes these counts
-// off.
-func CooccurrencePairs(perFact map[string][]string) map[[2]string]int {
-	pairs := map[[2]string]int{}
-	for _, es := range perFact {
-		es = slices.Compact(slices.Sorted(slices.Values(es)))
-		for i := range es {
-			for j := i + 1; j < len(es); j++ {
-				pairs[[2]string{es[i], es[j]}]++
-			}
-		}
-	}
-	return pairs
 }

@@ -3,7 +3,6 @@ package memory_test
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -174,18 +173,6 @@ func TestFingerprint(t *testing.T) {
 	}
 	if got := memory.Fingerprint(" "); got != "" {
 		t.Errorf("Fingerprint(blank) = %q, want empty", got)
-	}
-}
-
-func TestCooccurrencePairs(t *testing.T) {
-	got := memory.CooccurrencePairs(map[string][]string{
-		"f1": {"b", "a", "c"},
-		"f2": {"a", "b", "b"}, // a repeat counts once
-		"f3": {"c"},           // one entity: no pair
-	})
-	want := map[[2]string]int{{"a", "b"}: 2, {"a", "c"}: 1, {"b", "c"}: 1}
-	if !maps.Equal(got, want) {
-		t.Errorf("CooccurrencePairs = %v, want %v", got, want)
 	}
 }
 

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -170,6 +169,26 @@ var DefaultWorkers = runtime.GOMAXPROCS(0)
 // DefaultGroup is how many prepared items RetainMany writes per commit.
 const DefaultGroup = 128
 
+// DefaultGroupBytes bounds the text of one commit's items: a group ends
+// after DefaultGroup items or once its items hold this much text,
+// whichever comes first, and RetainMany prepares ahead only about as many
+// items as that much text holds. A prepared item takes several times its
+// text in memory (tokens, facts, vectors, refs, links), so an import of
+// long conversations (BEAM's sessions are 140 KB each) would otherwise
+// hold every item it has read, prepared, at once: measured, a peak RSS of
+// about 470 MB for BEAM dev's 5.5 MB of text (130 MB with the bound). Short chat items (LoCoMo's, 3 KB) still make groups
+// of DefaultGroup.
+const DefaultGroupBytes = 1 << 20
+
+// requestBytes is the text an item brings, for DefaultGroupBytes.
+func requestBytes(r *memory.RetainRequest) int {
+	n := len(r.Text)
+	for i := range r.Messages {
+		n += len(r.Messages[i].Text)
+	}
+	return n
+}
+
 // RetainMany remembers many items, each with the guarantees of Retain, and
 // reports each one's result or error in order. Items are prepared
 // (extracted, embedded) in parallel and written in their order, in groups
@@ -191,13 +210,25 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 	}
 	bulk, _ := p.Store.(memory.BulkWriter)
 	var (
-		group   []*memory.WriteBatch
-		idx     []int
-		stopped error // ctx's error once it ended at a group's start
+		group      []*memory.WriteBatch
+		idx        []int
+		start      int   // the index of the group's first item
+		groupBytes int   // the text of the group's items
+		stopped    error // ctx's error once it ended at a group's start
 	)
 	// Prepare in parallel, hand over in order of index, so the writer
-	// rarely waits; the window keeps memory flat on huge imports.
-	ordered.Run(ctx, len(reqs), DefaultWorkers+DefaultGroup, func(i int) {
+	// rarely waits; the window keeps memory flat on huge imports: a
+	// group's worth of items ahead, by count and by text.
+	ahead := DefaultGroup
+	if total := 0; len(reqs) > 0 {
+		for i := range reqs {
+			total += requestBytes(&reqs[i])
+		}
+		if mean := total / len(reqs); mean > 0 {
+			ahead = min(ahead, max(1, DefaultGroupBytes/mean))
+		}
+	}
+	ordered.Run(ctx, len(reqs), DefaultWorkers+ahead, func(i int) {
 		drafts[i], results[i], errs[i] = p.draft(ctx, reqs[i])
 		if errs[i] == nil && results[i] == nil && !oneByOne {
 			errs[i] = p.resolve(ctx, drafts[i])
@@ -206,32 +237,35 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 		if !started {
 			errs[i] = ctx.Err()
 		}
-		start := i - i%groupSize
 		if i == start && stopped == nil {
 			stopped = ctx.Err()
 		}
+		groupBytes += requestBytes(&reqs[i])
+		last := i == len(reqs)-1 || i-start+1 == groupSize || groupBytes >= DefaultGroupBytes
 		if stopped != nil {
 			results[i], errs[i], drafts[i] = nil, stopped, nil
+		} else {
+			if errs[i] == nil && results[i] == nil && oneByOne {
+				errs[i] = p.resolve(ctx, drafts[i])
+			}
+			if errs[i] == nil && results[i] == nil {
+				group = append(group, drafts[i].batch)
+				idx = append(idx, i)
+			}
+		}
+		if !last {
 			return
 		}
-		if errs[i] == nil && results[i] == nil && oneByOne {
-			errs[i] = p.resolve(ctx, drafts[i])
+		if stopped == nil {
+			p.writeGroup(ctx, bulk, group, idx, drafts, results, errs)
 		}
-		if errs[i] == nil && results[i] == nil {
-			group = append(group, drafts[i].batch)
-			idx = append(idx, i)
-		}
-		end := min(start+groupSize, len(reqs))
-		if i != end-1 {
-			return
-		}
-		p.writeGroup(ctx, bulk, group, idx, drafts, results, errs)
 		group, idx = group[:0], idx[:0]
-		for j := start; j < end; j++ {
+		for j := start; j <= i; j++ {
 			drafts[j] = nil
 		}
-		if progress != nil {
-			progress(end)
+		start, groupBytes = i+1, 0
+		if progress != nil && stopped == nil {
+			progress(i + 1)
 		}
 	})
 	return results, errs
@@ -569,6 +603,12 @@ func EmbedText(f *memory.Fact) string { return f.Body() }
 // the best known of the batch's mentions (memory.BetterType): "Berlin is big"
 // then "we live in Berlin" is one Berlin, a place.
 //
+// Refs and co-occurrences: a fact's refs list its distinct entities by
+// salience (memory.RankEntities: mentions in the fact, then first
+// mention), and the fact adds one co-occurrence to each pair among the
+// first memory.CooccurrenceTop of them (memory.Cooccurring): bounded per
+// fact, where every pair of a long turn's entities grew with its square.
+//
 // Links: each fact is tied to its neighbours in the document (temporal,
 // both directions) and to the previous fact of the document that mentions
 // the same entity (entity, both directions); chaining keeps links linear
@@ -582,11 +622,12 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 		last string // id of the latest fact in this batch mentioning it
 	}
 	ents := map[string]*agg{}
-	var order []string
+	var order, ids []string
+	var mentions []int
 	for i, xf := range xfs {
 		f := b.Facts[i]
-		seen := map[string]bool{}
-		var ids []string
+		seen := map[string]int{} // entity id → index in ids
+		ids, mentions = ids[:0], mentions[:0]
 		for _, e := range xf.Entities {
 			norm := memory.NormalizeName(e.Name)
 			if norm == "" {
@@ -603,11 +644,13 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			if a != nil {
 				a.up.Entity.Type = memory.BetterType(a.up.Entity.Type, typ)
 			}
-			if seen[eid] {
+			if k, ok := seen[eid]; ok {
+				mentions[k] += max(e.Mentions, 1)
 				continue
 			}
-			seen[eid] = true
+			seen[eid] = len(ids)
 			ids = append(ids, eid)
+			mentions = append(mentions, max(e.Mentions, 1))
 			t := f.EventTime()
 			if a == nil {
 				a = &agg{up: memory.EntityUpsert{Entity: memory.Entity{ID: eid, Name: e.Name, Type: typ, FirstSeen: t, LastSeen: t}, Episodes: 1}}
@@ -626,7 +669,6 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			if t.After(a.up.Entity.LastSeen) {
 				a.up.Entity.LastSeen = t
 			}
-			b.Refs = append(b.Refs, memory.EntityRef{FactID: f.ID, EntityID: eid})
 			if memory.NormalizeName(e.Name) == memory.NormalizeName(f.Speaker) {
 				continue
 			}
@@ -637,12 +679,16 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			}
 			a.last = f.ID
 		}
-		sort.Strings(ids)
-		for x := 0; x < len(ids); x++ {
-			for y := x + 1; y < len(ids); y++ {
-				b.Cooccurrences = append(b.Cooccurrences, memory.Cooccurrence{EntityA: ids[x], EntityB: ids[y], Count: 1})
-			}
+		// The fact's refs go in rank order, the order the store keeps as
+		// their rank, so that forgetting the fact takes off exactly the
+		// co-occurrences it adds here.
+		memory.RankEntities(ids, mentions)
+		for _, eid := range ids {
+			b.Refs = append(b.Refs, memory.EntityRef{FactID: f.ID, EntityID: eid})
 		}
+		memory.Cooccurring(ids, func(a, c string) {
+			b.Cooccurrences = append(b.Cooccurrences, memory.Cooccurrence{EntityA: a, EntityB: c, Count: 1})
+		})
 		if i > 0 {
 			prev := b.Facts[i-1]
 			b.Links = append(b.Links,

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/mnemo-ai/mnemo"
@@ -22,6 +23,7 @@ func newImportCmd(g *globals) *cobra.Command {
 	var format string
 	var watch bool
 	var poll time.Duration
+	var cpuProfile, memProfile string
 	cmd := &cobra.Command{
 		Use:   "import FILE | - | --watch FOLDER",
 		Short: "Import a JSONL chat transcript or a LoCoMo JSON file",
@@ -60,6 +62,20 @@ Malformed lines are reported and skipped.`,
 			}
 			if cmd.Flags().Changed("poll") {
 				return usagef("--poll needs --watch")
+			}
+			if cpuProfile != "" {
+				stop, err := startCPUProfile(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
+			if memProfile != "" {
+				defer func() {
+					if err := writeHeapProfile(memProfile); err != nil {
+						fmt.Fprintln(g.stderr, "memory profile:", err)
+					}
+				}()
 			}
 			in, name, err := openInput(g.stdin, path)
 			if err != nil {
@@ -130,6 +146,8 @@ Malformed lines are reported and skipped.`,
 	cmd.Flags().StringVar(&format, "format", "", "jsonl, locomo or export (default: from the file)")
 	cmd.Flags().BoolVar(&watch, "watch", false, "follow a folder of JSONL segments until stopped")
 	cmd.Flags().DurationVar(&poll, "poll", mnemo.DefaultFollowPoll, "with --watch: how often to look for new lines")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the import here")
+	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile (with every allocation made) taken after the import here")
 	return cmd
 }
 
@@ -177,4 +195,18 @@ func importJSON(rep *mnemo.ImportReport, problems []importer.Problem) wire.Impor
 		out.Problems = append(out.Problems, wire.Problem{Line: p.Line, Error: p.Err})
 	}
 	return out
+}
+
+// startCPUProfile starts a CPU profile written to path and returns the
+// function that stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, memory.Errorf(memory.EINVALID, "cpu profile: %v", pathErr(err))
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -120,19 +120,20 @@ func forgetFacts(ctx context.Context, tx pgx.Tx, bank string, ids []string, c *m
 	slices.Sort(chunks)
 
 	perEntity := map[string]int{}
-	perFact := map[string][]string{}
-	rows, err = tx.Query(ctx, `SELECT fact_id, entity_id FROM entity_refs WHERE bank_id = $1 AND fact_id = ANY($2)`, bank, ids)
+	perFact := map[string][]memory.RankedRef{}
+	rows, err = tx.Query(ctx, `SELECT fact_id, entity_id, coalesce(ord, -1) FROM entity_refs WHERE bank_id = $1 AND fact_id = ANY($2)`, bank, ids)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
 		var f, e string
-		if err := rows.Scan(&f, &e); err != nil {
+		var ord int
+		if err := rows.Scan(&f, &e, &ord); err != nil {
 			rows.Close()
 			return err
 		}
 		perEntity[e]++
-		perFact[f] = append(perFact[f], e)
+		perFact[f] = append(perFact[f], memory.RankedRef{EntityID: e, Rank: ord})
 		c.Refs++
 	}
 	rows.Close()
@@ -239,7 +240,7 @@ func forgetFacts(ctx context.Context, tx pgx.Tx, bank string, ids []string, c *m
 
 // forgetEntities takes the forgotten facts' mentions off their entities
 // and co-occurrences, and removes the entities left with no refs.
-func forgetEntities(ctx context.Context, tx pgx.Tx, bank string, perEntity map[string]int, perFact map[string][]string, c *memory.ForgetCounts) error {
+func forgetEntities(ctx context.Context, tx pgx.Tx, bank string, perEntity map[string]int, perFact map[string][]memory.RankedRef, c *memory.ForgetCounts) error {
 	if len(perEntity) == 0 {
 		return nil
 	}
@@ -256,7 +257,7 @@ func forgetEntities(ctx context.Context, tx pgx.Tx, bank string, perEntity map[s
 		FROM unnest($2::text[], $3::int[]) AS x(id, n) WHERE e.bank_id = $1 AND e.id = x.id`, bank, ents, ns); err != nil {
 		return err
 	}
-	for p, n := range memory.CooccurrencePairs(perFact) {
+	for p, n := range memory.ForgetCooccurrences(perFact) {
 		if _, err := tx.Exec(ctx, `UPDATE cooccurrences SET count = count - $4 WHERE bank_id = $1 AND entity_a = $2 AND entity_b = $3`, bank, p[0], p[1], n); err != nil {
 			return err
 		}

@@ -624,13 +624,26 @@ func queueGraph(b *pgx.Batch, w *memory.WriteBatch, p *bankTotals) error {
 	}
 	if len(w.Refs) > 0 {
 		facts, ents := make([]string, len(w.Refs)), make([]string, len(w.Refs))
+		// A fact of the batch lists its refs in rank order
+		// (memory.RankEntities); a ref to a fact of an earlier batch has no
+		// known rank (-1, stored as NULL).
+		inBatch := make(map[string]int32, len(w.Facts))
+		for _, f := range w.Facts {
+			inBatch[f.ID] = 0
+		}
+		ords := make([]int32, len(w.Refs))
 		for i, r := range w.Refs {
 			facts[i], ents[i] = r.FactID, r.EntityID
+			ords[i] = -1
+			if n, ok := inBatch[r.FactID]; ok {
+				ords[i] = n
+				inBatch[r.FactID] = n + 1
+			}
 		}
-		b.Queue(`INSERT INTO entity_refs (bank_id, fact_id, entity_id, seq)
-			SELECT $1, r.fact_id, r.entity_id, f.seq FROM unnest($2::text[], $3::text[]) AS r(fact_id, entity_id)
+		b.Queue(`INSERT INTO entity_refs (bank_id, fact_id, entity_id, seq, ord)
+			SELECT $1, r.fact_id, r.entity_id, f.seq, NULLIF(r.ord, -1) FROM unnest($2::text[], $3::text[], $4::int[]) AS r(fact_id, entity_id, ord)
 			JOIN facts f ON f.bank_id = $1 AND f.id = r.fact_id
-			ON CONFLICT DO NOTHING`, bank, facts, ents)
+			ON CONFLICT DO NOTHING`, bank, facts, ents, ords)
 	}
 	if len(w.Links) > 0 {
 		// The last of a link given twice wins, as a second upsert would.

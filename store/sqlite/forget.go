@@ -170,19 +170,20 @@ func forgetFacts(ctx context.Context, tx *sql.Tx, bank string, ids []string, c *
 
 	// Entity refs: mentions per entity, entities per fact.
 	perEntity := map[string]int{}
-	perFact := map[string][]string{}
-	rows, err = tx.QueryContext(ctx, `SELECT fact_id, entity_id FROM entity_refs WHERE bank_id = ?1 AND fact_id IN `+F, bank, list)
+	perFact := map[string][]memory.RankedRef{}
+	rows, err = tx.QueryContext(ctx, `SELECT fact_id, entity_id, coalesce(ord, -1) FROM entity_refs WHERE bank_id = ?1 AND fact_id IN `+F, bank, list)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
 		var f, e string
-		if err := rows.Scan(&f, &e); err != nil {
+		var ord int
+		if err := rows.Scan(&f, &e, &ord); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		perEntity[e]++
-		perFact[f] = append(perFact[f], e)
+		perFact[f] = append(perFact[f], memory.RankedRef{EntityID: e, Rank: ord})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -271,13 +272,13 @@ func forgetFacts(ctx context.Context, tx *sql.Tx, bank string, ids []string, c *
 
 // forgetEntities takes the forgotten facts' mentions off their entities
 // and co-occurrences, and removes the entities left with no refs.
-func forgetEntities(ctx context.Context, tx *sql.Tx, bank string, perEntity map[string]int, perFact map[string][]string, c *memory.ForgetCounts) error {
+func forgetEntities(ctx context.Context, tx *sql.Tx, bank string, perEntity map[string]int, perFact map[string][]memory.RankedRef, c *memory.ForgetCounts) error {
 	for _, e := range sortedKeys(perEntity) {
 		if _, err := tx.ExecContext(ctx, `UPDATE entities SET mention_count = max(mention_count - ?, 0) WHERE bank_id = ? AND id = ?`, perEntity[e], bank, e); err != nil {
 			return err
 		}
 	}
-	for p, n := range memory.CooccurrencePairs(perFact) {
+	for p, n := range memory.ForgetCooccurrences(perFact) {
 		if _, err := tx.ExecContext(ctx, `UPDATE cooccurrences SET count = count - ? WHERE bank_id = ? AND entity_a = ? AND entity_b = ?`, n, bank, p[0], p[1]); err != nil {
 			return err
 		}

@@ -19,6 +19,7 @@ func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteR
 	}
 	var a applied
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		ctx := withBulkStatements(ctx, tx)
 		var err error
 		if a, err = s.apply(ctx, tx, w); err != nil || a.res.Duplicate {
 			return err
@@ -49,6 +50,7 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 		}
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		ctx := withBulkStatements(ctx, tx)
 		var g graphTotals
 		for i, w := range ws {
 			if err := ctx.Err(); err != nil {
@@ -83,7 +85,37 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			out[i].Result = done[i].finish(s, w)
 		}
 	}
+	if err == nil && bulkText(ws) >= shrinkAfterText {
+		// Every page is clean after the commit. Most of what a bulk write
+		// of long text brought into the writer's page cache is the text's
+		// overflow pages (documents, chunks, facts), never read again by
+		// the writer: kept, they took the cache's whole 64 MiB on a 5.5 MB
+		// import, and the next group reads the few index pages it needs
+		// from the OS's cache. A failure costs memory, not correctness.
+		_, _ = s.wdb.ExecContext(ctx, `PRAGMA shrink_memory`)
+	}
 	return out
+}
+
+// shrinkAfterText is how much text a WriteMany writes before it releases
+// the writer's page cache.
+const shrinkAfterText = 512 << 10
+
+// bulkText is the text the batches of ws write: facts and chunks.
+func bulkText(ws []*memory.WriteBatch) int {
+	n := 0
+	for _, w := range ws {
+		if w == nil {
+			continue
+		}
+		for _, f := range w.Facts {
+			n += len(f.Text)
+		}
+		for _, c := range w.Chunks {
+			n += len(c.Text)
+		}
+	}
+	return n
 }
 
 // applied is what apply did, for finish to report and index after commit.
@@ -100,6 +132,9 @@ func (a *applied) finish(s *Store, w *memory.WriteBatch) *memory.WriteResult {
 		return &res
 	}
 	res.Facts = len(w.Facts)
+	if s.mirror.Holds(w.BankID) {
+		a.change.Count() // outside the index's lock
+	}
 	s.mirror.Apply(w.BankID, a.version, &a.change)
 	return &res
 }
@@ -418,6 +453,30 @@ func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.En
 				}
 			}
 		}
+		// Entities new to the bank (most of an import's) are inserted
+		// many rows per statement, with their canonical name as an alias;
+		// the rest are upserted one by one.
+		known, err := knownEntities(ctx, tx, bank, ents)
+		if err != nil {
+			return err
+		}
+		var fresh [][]any
+		old := ents[:0:0]
+		for _, row := range ents {
+			if known[row[1].(string)] {
+				old = append(old, row)
+				continue
+			}
+			fresh = append(fresh, row)
+			known[row[1].(string)] = true // a repeat of it upserts
+			if name := row[2].(string); memory.NormalizeName(name) != "" {
+				aliases = append(aliases, []any{bank, memory.NormalizeName(name), row[1], name})
+			}
+		}
+		if err := bulkInsert(ctx, tx, `INSERT INTO entities (bank_id, id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted, embedding)`, ``, fresh); err != nil {
+			return fmt.Errorf("insert entities: %w", err)
+		}
+		ents = old
 		// One prepared upsert per entity: measured faster than a multi-row
 		// upsert, which SQLite evaluates row by row through a co-routine.
 		ent, err := tx.PrepareContext(ctx, `INSERT INTO entities (bank_id, id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted, embedding)
@@ -451,6 +510,38 @@ func writeEntities(ctx context.Context, tx *sql.Tx, bank string, ups []memory.En
 		}
 	}
 	return nil
+}
+
+// knownEntities returns which of the entities of rows (writeEntities'
+// rows: the id second) bank already holds.
+func knownEntities(ctx context.Context, tx *sql.Tx, bank string, rows [][]any) (map[string]bool, error) {
+	known := map[string]bool{}
+	for len(rows) > 0 {
+		n := min(len(rows), maxInList)
+		ids := make([]string, n)
+		for i, row := range rows[:n] {
+			ids[i] = row[1].(string)
+		}
+		list, args := in(ids, bank)
+		r, err := tx.QueryContext(ctx, `SELECT id FROM entities WHERE bank_id = ? AND id IN `+list, args...)
+		if err != nil {
+			return nil, err
+		}
+		for r.Next() {
+			var id string
+			if err := r.Scan(&id); err != nil {
+				r.Close()
+				return nil, err
+			}
+			known[id] = true
+		}
+		r.Close()
+		if err := r.Err(); err != nil {
+			return nil, err
+		}
+		rows = rows[n:]
+	}
+	return known, nil
 }
 
 // writeCooccurrences adds co-occurrence counts.
@@ -553,10 +644,17 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 		for _, f := range w.Facts {
 			seqs[f.ID] = f.Seq
 		}
+		// A fact of the batch lists its refs in rank order (memory.RankEntities);
+		// a ref to a fact of an earlier batch has no known rank.
+		ords := make(map[string]int64, len(w.Facts))
 		rows := make([][]any, 0, len(w.Refs))
 		for _, r := range w.Refs {
 			seq, ok := seqs[r.FactID]
-			if !ok {
+			var ord any
+			if ok {
+				ord = ords[r.FactID]
+				ords[r.FactID]++
+			} else {
 				// A ref to a fact of an earlier batch.
 				err := tx.QueryRowContext(ctx, `SELECT seq FROM facts WHERE bank_id = ? AND id = ?`, bank, r.FactID).Scan(&seq)
 				if errors.Is(err, sql.ErrNoRows) {
@@ -567,9 +665,9 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 				}
 				seqs[r.FactID] = seq
 			}
-			rows = append(rows, []any{bank, r.FactID, r.EntityID, seq})
+			rows = append(rows, []any{bank, r.FactID, r.EntityID, seq, ord})
 		}
-		if err := bulkInsert(ctx, tx, `INSERT OR IGNORE INTO entity_refs (bank_id, fact_id, entity_id, seq)`, ``, rows); err != nil {
+		if err := bulkInsert(ctx, tx, `INSERT OR IGNORE INTO entity_refs (bank_id, fact_id, entity_id, seq, ord)`, ``, rows); err != nil {
 			return fmt.Errorf("entity refs: %w", err)
 		}
 	}
@@ -684,16 +782,59 @@ const bulkRows = 256
 // bulkInsert runs head + " VALUES (…), (…), …" + tail over rows, in
 // statements of at most bulkRows rows: one statement per many rows is far
 // cheaper than one per row. Every row has the same width.
+//
+// Inside a WriteMany (ctx from withBulkStatements), a statement of
+// bulkRows rows is prepared once for the whole transaction: parsing a
+// statement of hundreds of rows costs about as much as running it, and an
+// import runs the same few again and again.
 func bulkInsert(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any) error {
 	for len(rows) > 0 {
 		n := min(len(rows), bulkRows)
 		q, args := bulkStatement(head, tail, rows[:n])
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		var err error
+		if st := preparedBulk(ctx, tx, q, n); st != nil {
+			_, err = st.ExecContext(ctx, args...)
+		} else {
+			_, err = tx.ExecContext(ctx, q, args...)
+		}
+		if err != nil {
 			return err
 		}
 		rows = rows[n:]
 	}
 	return nil
+}
+
+// bulkStatements keeps bulkInsert's full-size statements prepared for
+// one transaction; they close with it.
+type bulkStatements struct {
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+type bulkStatementsKey struct{}
+
+// withBulkStatements returns ctx carrying a statement cache for tx.
+func withBulkStatements(ctx context.Context, tx *sql.Tx) context.Context {
+	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, stmts: map[string]*sql.Stmt{}})
+}
+
+// preparedBulk returns q prepared in tx when ctx carries tx's cache and
+// q is a full-size statement (n rows), or nil: run q unprepared.
+func preparedBulk(ctx context.Context, tx *sql.Tx, q string, n int) *sql.Stmt {
+	c, _ := ctx.Value(bulkStatementsKey{}).(*bulkStatements)
+	if c == nil || c.tx != tx || n != bulkRows {
+		return nil
+	}
+	if st, ok := c.stmts[q]; ok {
+		return st
+	}
+	st, err := tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil // the plain Exec reports it
+	}
+	c.stmts[q] = st
+	return st
 }
 
 // bulkStatement spells head + " VALUES (?,…),(?,…)…" + tail for rows and

@@ -8,9 +8,12 @@ import (
 )
 
 // Change is what one committed write did to a bank's facts, for
-// [Mirror.Apply]. The store fills it while it writes (its facts'
-// words are counted then, outside any lock of the mirror); the zero
-// value is an empty change.
+// [Mirror.Apply]. The store fills it while it writes, and calls
+// [Change.Count] after the commit when the mirror holds the bank
+// ([Mirror.Holds]), so the facts' words are counted outside any lock of
+// the mirror, and not at all when no search has loaded the bank (a bulk
+// import into a fresh process: Apply would drop them). The zero value is
+// an empty change.
 type Change struct {
 	added   []newEntry
 	removed []int64 // fact rows
@@ -38,8 +41,33 @@ func (c *Change) Add(pk int64, f *memory.Fact) {
 	if !f.ExpiredAt.IsZero() {
 		e.expiredAt = f.ExpiredAt.UnixMicro()
 	}
-	e.count(f.Body())
+	e.fact = f
 	c.added = append(c.added, e)
+}
+
+// Count counts the words of the facts Add recorded, if not yet done. The
+// facts must not have changed since Add.
+func (c *Change) Count() {
+	for i := range c.added {
+		c.added[i].countFact()
+	}
+}
+
+// Holds reports whether the mirror holds a loaded index of bank, which
+// [Mirror.Apply] would bring up to date: only then is a write's
+// [Change.Count] worth its cost. A bank loaded after Holds said no
+// still gets the change right (Apply counts what is left, under the
+// index's lock).
+func (m *Mirror) Holds(bank string) bool {
+	m.mu.Lock()
+	x := m.facts[bank]
+	m.mu.Unlock()
+	if x == nil {
+		return false
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return !x.closed && x.version >= 0
 }
 
 // Remove records facts the write deleted, by row.

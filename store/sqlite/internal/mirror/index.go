@@ -119,6 +119,17 @@ type newEntry struct {
 	// doc is a loaded row's document id, for the document mirror that
 	// shares the load (docIndex.addCounted).
 	doc string
+	// fact is a written fact whose words are still to count
+	// (Change.Add, countFact); nil once counted, and for a loaded row.
+	fact *memory.Fact
+}
+
+// countFact counts the words of e's written fact, if not yet done.
+func (e *newEntry) countFact() {
+	if e.fact != nil {
+		e.count(e.fact.Body())
+		e.fact = nil
+	}
 }
 
 // dim returns the length of e's vector, 0 without one.
@@ -399,6 +410,7 @@ func (x *bankIndex) apply(c *Change) {
 		x.remove(pk)
 	}
 	for i := range c.added {
+		c.added[i].countFact() // a bank loaded since the writer asked Holds
 		x.add(&c.added[i])
 	}
 	for pk, st := range c.status {

@@ -1,0 +1,42 @@
+package retain_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/retain"
+)
+
+// TestPipeline_RetainMany_GroupBytes checks that RetainMany ends a group
+// (one commit, one progress report) once its items hold
+// DefaultGroupBytes of text, not only after DefaultGroup items, and that
+// every item still lands, in order.
+func TestPipeline_RetainMany_GroupBytes(t *testing.T) {
+	e := newEnv(t)
+	// Three items of 0.6 × DefaultGroupBytes: the first two make a group.
+	line := "We walked along the quiet river and talked about the garden.\n"
+	big := strings.Repeat(line, retain.DefaultGroupBytes*6/10/len(line))
+	var reqs []memory.RetainRequest
+	for i := range 3 {
+		reqs = append(reqs, memory.RetainRequest{BankID: "b", ItemID: fmt.Sprint("big", i), Messages: []memory.Message{{Speaker: "Mel", Text: fmt.Sprint(i, " ", big)}}})
+	}
+	var progress []int
+	res, errs := e.p.RetainMany(e.ctx, reqs, func(done int) { progress = append(progress, done) })
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("item %d: %v", i, err)
+		}
+		if res[i] == nil || res[i].Facts != 1 {
+			t.Fatalf("item %d: result %+v, want one fact", i, res[i])
+		}
+	}
+	if want := []int{2, 3}; !slices.Equal(progress, want) {
+		t.Errorf("progress reports %v, want %v (a group ends at %d bytes of text)", progress, want, retain.DefaultGroupBytes)
+	}
+	if got := len(facts(t, e.store, "b")); got != 3 {
+		t.Errorf("%d facts stored, want 3", got)
+	}
+}
