@@ -394,3 +394,37 @@ func TestRun_Bank(t *testing.T) {
 		t.Errorf("ProjectRoot(%s) = %s, want %s", sub, got, p.dir)
 	}
 }
+
+// A secret in a coding transcript (a key pasted into the chat, a .env
+// file the assistant printed) is masked before the hook retains the
+// transcript: no database file holds it afterwards (WAL included).
+func TestRun_TranscriptSecretsMasked(t *testing.T) {
+	p := newProject(t)
+	const key, dsn = "sk-proj-HookQ9zXw2LmN8pR7tV1yB3cD6eF0gH5j", "S3cr3t-H00k-Pw!"
+	line := `{"parentUuid":"u4","isSidechain":false,"userType":"external","cwd":"/home/dev/shop","sessionId":"9f1c2a7e-4b1d-4c55-9a0e-2f6f3d1b7c11","version":"2.0.14","gitBranch":"main","type":"user","message":{"role":"user","content":"Deploy with OPENAI_API_KEY=` + key + ` and DATABASE_URL=postgres://shop:` + dsn + `@db.internal/shop please."},"uuid":"u9","timestamp":"2026-11-03T11:00:00.000Z"}` + "\n"
+	f, err := os.OpenFile(p.transcript, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(line)
+	f.Close()
+	if _, err := p.run(t, "claude-code", "SessionEnd", nil); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := p.eng.Recall(context.Background(), memory.Query{BankID: p.bank, Text: "deploy OPENAI_API_KEY DATABASE_URL"})
+	if err != nil || !strings.Contains(rec.Context, "[REDACTED:") {
+		t.Fatalf("recall: %v\n%s\nwant the deploy note with its secrets redacted", err, rec.Context)
+	}
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(p.transcript), "m.db*"))
+	if len(files) == 0 {
+		t.Fatal("no database files")
+	}
+	for _, name := range files {
+		b, _ := os.ReadFile(name)
+		for _, s := range []string{key, dsn} {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s holds the secret %q", filepath.Base(name), s[:6])
+			}
+		}
+	}
+}
