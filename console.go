@@ -294,6 +294,9 @@ type EntityHistory struct {
 	// Observations are the bank's observations that cite one of
 	// About.Facts or of Replaced.
 	Observations []*memory.Observation
+	// Community is the entity's community (the communities pass), nil
+	// when it is in none.
+	Community *memory.Community
 }
 
 // maxCitingScan bounds how many observations EntityHistory reads to find
@@ -329,6 +332,11 @@ func (e *Engine) EntityHistory(ctx context.Context, bank, ref string, limit int)
 			}
 		}
 	}
+	comms, err := e.communityOf(ctx, bank)
+	if err != nil {
+		return nil, err
+	}
+	h.Community = comms[a.Entity.ID]
 	obs, err := e.Observations(ctx, bank, maxCitingScan)
 	if memory.ErrorCode(err) == memory.EUNAVAILABLE {
 		return h, nil // a store without observations: none cite it
@@ -371,6 +379,9 @@ type Neighbourhood struct {
 	Neighbours []Neighbour
 	// More is how many neighbours were left out.
 	More int
+	// Communities maps the entity and each neighbour to its community
+	// (the communities pass); one in none is absent.
+	Communities map[string]*memory.Community
 }
 
 // Neighbourhood returns the entity ref (an id or a name) of bank with its
@@ -447,6 +458,40 @@ func (e *Engine) Neighbourhood(ctx context.Context, bank, ref string, top int) (
 	if len(out.Neighbours) > top {
 		out.More = len(out.Neighbours) - top
 		out.Neighbours = out.Neighbours[:top]
+	}
+	comms, err := e.communityOf(ctx, bank)
+	if err != nil {
+		return nil, err
+	}
+	out.Communities = map[string]*memory.Community{}
+	for _, en := range append([]*memory.Entity{centre}, neighbourEntities(out.Neighbours)...) {
+		if c := comms[en.ID]; c != nil {
+			out.Communities[en.ID] = c
+		}
+	}
+	return out, nil
+}
+
+// neighbourEntities are the entities of ns.
+func neighbourEntities(ns []Neighbour) []*memory.Entity {
+	out := make([]*memory.Entity, len(ns))
+	for i, n := range ns {
+		out[i] = n.Entity
+	}
+	return out
+}
+
+// communityOf maps each entity of bank that is in a community to it.
+func (e *Engine) communityOf(ctx context.Context, bank string) (map[string]*memory.Community, error) {
+	cs, err := e.Communities(ctx, bank)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*memory.Community{}
+	for i := range cs {
+		for _, m := range cs[i].Members {
+			out[m.EntityID] = &cs[i]
+		}
 	}
 	return out, nil
 }

@@ -12,16 +12,16 @@ import (
 
 // bankRow is one line of the banks view.
 type bankRow struct {
-	Bank         *memory.Bank
-	Page, Frag   string
-	Stats        *memory.Stats
+	Bank       *memory.Bank
+	Page, Frag string
+	Stats      *memory.Stats
 	// Observations counts the bank's observations up to obsCountCap;
 	// ObservationsMore says there are more.
 	Observations     int
 	ObservationsMore bool
-	Blocks       int
-	LastRetain   time.Time
-	Queued       int
+	Blocks           int
+	LastRetain       time.Time
+	Queued           int
 }
 
 // bankRow counts what bank b holds.

@@ -460,3 +460,36 @@ func TestConsole_HeldBack(t *testing.T) {
 		t.Errorf("%d facts still held back", n)
 	}
 }
+
+// TestConsole_Communities: after the communities pass, an entity's page
+// names its community and the graph's nodes carry the community and its
+// colour (the graph is coloured by community).
+func TestConsole_Communities(t *testing.T) {
+	e := newEnv(t, false)
+	ctx := context.Background()
+	for _, text := range []string{
+		"Ines met Jonas, Kalle and Lotta.", "Jonas, Kalle, Lotta and Ines sailed together.", "Kalle cooked for Ines, Lotta and Jonas.",
+		"Lotta and Ines hiked with Jonas and Kalle.", "Ines, Jonas, Kalle and Lotta played cards.",
+		"Petra met Quentin, Rosa and Sven.", "Quentin, Rosa, Sven and Petra painted the barn.", "Rosa drove Petra, Sven and Quentin home.",
+	} {
+		if _, err := e.eng.Retain(ctx, memory.RetainRequest{BankID: "a", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err := e.eng.Consolidate(ctx, "a", mnemo.PassCommunities); err != nil || r.Counts["created"] == 0 {
+		t.Fatalf("communities pass: %+v, %v; want communities", r, err)
+	}
+	cs, err := e.eng.Communities(ctx, "a")
+	if err != nil || len(cs) == 0 {
+		t.Fatalf("Communities: %v, %v", cs, err)
+	}
+	member := cs[0].Members[0].EntityID
+	_, body, _ := e.do(e.readA, "GET", "/ui/x/banks/a/entities/"+member, nil)
+	if !strings.Contains(body, `data-community-id="`+cs[0].ID+`"`) {
+		t.Errorf("the entity page does not name the community:\n%s", body)
+	}
+	_, body, _ = e.do(e.readA, "GET", "/ui/x/banks/a/graph/"+member, nil)
+	if !strings.Contains(body, cs[0].ID) || !strings.Contains(body, "colour") {
+		t.Errorf("the graph's nodes carry no community:\n%s", body)
+	}
+}

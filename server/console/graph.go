@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,8 +62,12 @@ func graphData(bank string, n *mnemo.Neighbourhood) string {
 		Edges  []el   `json:"edges"`
 	}{Centre: n.Entity.ID, More: n.More}
 	node := func(e *memory.Entity) el {
-		return el{data{"id": e.ID, "label": e.Name, "type": string(e.Type), "tier": string(e.Tier),
-			"href": pageURL(bank, "graph", e.ID), "expand": fragURL(bank, "neighbours", e.ID)}}
+		d := data{"id": e.ID, "label": e.Name, "type": string(e.Type), "tier": string(e.Tier),
+			"href": pageURL(bank, "graph", e.ID), "expand": fragURL(bank, "neighbours", e.ID)}
+		if c := n.Communities[e.ID]; c != nil {
+			d["community"], d["community_name"], d["colour"] = c.ID, c.Name, communityColour(c.ID)
+		}
+		return el{d}
 	}
 	out.Nodes = append(out.Nodes, node(n.Entity))
 	for _, nb := range n.Neighbours {
@@ -83,4 +88,15 @@ func graphData(bank string, n *mnemo.Neighbourhood) string {
 		return "{}" // maps of strings and ints always marshal
 	}
 	return string(b)
+}
+
+// communityPalette colours communities: distinct hues, readable on white.
+var communityPalette = []string{"#e03131", "#1971c2", "#2f9e44", "#f08c00", "#9c36b5", "#0c8599", "#d6336c", "#5c940d", "#364fc7", "#e8590c"}
+
+// communityColour is the colour of community id: the same on every page
+// and after every expansion.
+func communityColour(id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return communityPalette[h.Sum32()%uint32(len(communityPalette))]
 }

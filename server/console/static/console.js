@@ -110,7 +110,9 @@
         { selector: 'edge', style: { 'width': 'mapData(weight, 1, 20, 1, 6)', 'line-color': '#adb5bd', 'label': 'data(label)', 'font-size': 8, 'color': '#868e96', 'curve-style': 'bezier', 'text-rotation': 'autorotate' } }
       ].concat(Object.keys(palette).map(function (t) {
         return { selector: 'node[type = "' + t + '"]', style: { 'background-color': palette[t] } };
-      })),
+      })).concat([
+        { selector: 'node[colour]', style: { 'background-color': 'data(colour)' } }
+      ]),
       layout: { name: 'concentric', concentric: function (n) { return n.id() === data.centre ? 2 : 1; }, levelWidth: function () { return 1; } }
     });
     el.cy = cy;
