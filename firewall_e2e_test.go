@@ -185,6 +185,12 @@ func TestFirewall_AllowList(t *testing.T) {
 	if !strings.Contains(text, demo) || strings.Contains(text, real) || !strings.Contains(text, "[REDACTED:openai_key]") {
 		t.Errorf("stored %q, want the demo key kept and the real one masked", text)
 	}
+	if _, err := eng.Retain(ctx, memory.RetainRequest{BankID: "docs", Text: "The redacted report was published on Monday."}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := eng.Stats(ctx, "docs"); err != nil || st.Redacted != 1 {
+		t.Errorf("Stats: %+v, %v; want 1 fact with a secret masked (the word 'redacted' alone is not one)", st, err)
+	}
 }
 
 // A retained web page whose text carries an injected instruction: the
