@@ -53,7 +53,14 @@ func (s *Store) ListFacts(ctx context.Context, bankID string, q memory.FactQuery
 	}
 	anyOf("f.kind", kindStrings(q.Kinds))
 	anyOf("f.category", categoryStrings(q.Categories))
-	anyOf("f.status", statusStrings(q.Statuses))
+	if len(q.Statuses) == 1 {
+		// One status: the walk follows facts_bank_status_seq, that
+		// status's rows alone (a rare status is found at once).
+		b.WriteString(` AND f.status = ?`)
+		args = append(args, string(q.Statuses[0]))
+	} else {
+		anyOf("f.status", statusStrings(q.Statuses))
+	}
 	if len(q.Tags) > 0 {
 		b.WriteString(` AND EXISTS (SELECT 1 FROM json_each(f.tags) t WHERE t.value IN (SELECT value FROM json_each(?)))`)
 		args = append(args, idList(q.Tags))
