@@ -335,7 +335,12 @@ func TestFullDisk_ReportedIsStored(t *testing.T) {
 	dir := t.TempDir()
 	file := chatFile(t, dir, "f", 800)
 	trials := 0
-	for _, kib := range []int{1500, 4000} {
+	// Too little room for the schema itself: a clear "disk full", exit 5.
+	if r := limited(t, 64, filepath.Join(dir, "tiny.db"), "--json", "import", file); r.code != 5 || !strings.Contains(r.stdout+r.stderr, "disk full") || strings.Contains(r.stdout+r.stderr, "internal") {
+		t.Errorf("64 KiB: import: %v, want exit 5 saying the disk is full", r)
+	}
+	// Room for the schema (its WAL takes about 1.6 MB) and some items.
+	for _, kib := range []int{2500, 4000} {
 		db := filepath.Join(dir, fmt.Sprintf("full-%d.db", kib))
 		r := limited(t, kib, db, "--json", "import", file)
 		if r.code != 6 && r.code != 0 {

@@ -382,7 +382,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	for _, e := range names {
 		if err := s.applyMigration(ctx, e.Name()); err != nil {
-			return fmt.Errorf("migration %s: %w", e.Name(), err)
+			return storeError(fmt.Errorf("migration %s: %w", e.Name(), err))
 		}
 	}
 	return nil
@@ -667,6 +667,8 @@ func storeError(err error) error {
 		return memory.Errorf(memory.EUNAVAILABLE, "the disk is full (%v): free space and try again", err)
 	case 8: // SQLITE_READONLY
 		return memory.Errorf(memory.EINVALID, "the database cannot be written (%v)", err)
+	case 10: // SQLITE_IOERR: a write refused by the system (a full disk, a file size limit) or a failing disk
+		return memory.Errorf(memory.EUNAVAILABLE, "the database file could not be written (%v): is the disk full? free space and try again", err)
 	}
 	return err
 }
