@@ -17,6 +17,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Finding is one secret found in a text.
@@ -35,39 +36,45 @@ type Finding struct {
 type detector struct {
 	kind      string
 	prefilter []string
-	pattern   *regexp.Regexp
+	pattern   func() *regexp.Regexp // compiled on first use (lazy)
 	// find, when set instead of pattern, returns the spans to mask.
 	find func(text string) [][2]int
 	// check, when set, must accept the secret.
 	check func(secret string) bool
 }
 
+// lazy compiles expr on first use: the detectors' expressions would
+// otherwise cost every mnemo process half a megabyte at start-up.
+func lazy(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 var detectors = []detector{
 	{kind: "private_key", prefilter: []string{"private key-----"},
-		pattern: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`)},
+		pattern: lazy(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`)},
 	{kind: "anthropic_key", prefilter: []string{"sk-ant-"},
-		pattern: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{20,}`)},
+		pattern: lazy(`\bsk-ant-[A-Za-z0-9_\-]{20,}`)},
 	{kind: "openai_key", prefilter: []string{"sk-"},
-		pattern: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`)},
+		pattern: lazy(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`)},
 	{kind: "github_token", prefilter: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		pattern: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`)},
+		pattern: lazy(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`)},
 	{kind: "aws_access_key", prefilter: []string{"akia", "asia"},
-		pattern: regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+		pattern: lazy(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
 	{kind: "slack_token", prefilter: []string{"xox"},
-		pattern: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
+		pattern: lazy(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
 	{kind: "stripe_key", prefilter: []string{"_live_", "_test_"},
-		pattern: regexp.MustCompile(`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
+		pattern: lazy(`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`)},
 	{kind: "google_api_key", prefilter: []string{"aiza"},
-		pattern: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
+		pattern: lazy(`\bAIza[0-9A-Za-z_\-]{35}`)},
 	{kind: "mnemo_key", prefilter: []string{"mnemo_"},
-		pattern: regexp.MustCompile(`\bmnemo_[A-Za-z0-9_\-]{43}\b`)},
+		pattern: lazy(`\bmnemo_[A-Za-z0-9_\-]{43}\b`)},
 	{kind: "jwt", prefilter: []string{"eyj"},
-		pattern: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
+		pattern: lazy(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
 	{kind: "connection_string", prefilter: []string{"://"},
-		pattern: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@"'<>]{1,128}:(?P<secret>[^\s@/"'<>]{1,256})@[^\s"'<>]+`),
+		pattern: lazy(`\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@"'<>]{1,128}:(?P<secret>[^\s@/"'<>]{1,256})@[^\s"'<>]+`),
 		check:   func(s string) bool { return s != "" && !strings.HasPrefix(s, "$") && !strings.HasPrefix(s, "{") }},
 	{kind: "bearer_token", prefilter: []string{"bearer "},
-		pattern: regexp.MustCompile(`(?i)\bbearer\s+(?P<secret>[A-Za-z0-9_\-.=+/]{16,})`),
+		pattern: lazy(`(?i)\bbearer\s+(?P<secret>[A-Za-z0-9_\-.=+/]{16,})`),
 		check:   looksSecret},
 	{kind: "assignment", prefilter: []string{"key", "secret", "token", "pass", "pwd", "credential"},
 		find: assignments, check: looksSecret},
@@ -79,9 +86,10 @@ func (d *detector) spans(text string) [][2]int {
 	if d.find != nil {
 		return d.find(text)
 	}
-	group := d.pattern.SubexpIndex("secret")
+	re := d.pattern()
+	group := re.SubexpIndex("secret")
 	var out [][2]int
-	for _, m := range d.pattern.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 		start, end := m[0], m[1]
 		if group > 0 && m[2*group] >= 0 {
 			start, end = m[2*group], m[2*group+1]

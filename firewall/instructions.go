@@ -14,24 +14,24 @@ import (
 var instructionRules = []struct {
 	kind      string
 	prefilter []string
-	pattern   *regexp.Regexp
+	pattern   func() *regexp.Regexp
 }{
 	{"override", []string{"ignore", "disregard", "forget", "override", "bypass"},
-		regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*(?:previous|prior|above|earlier|preceding|original|system|existing|safety)\s+(?:instructions?|prompts?|messages?|rules|directions|guidelines|context|constraints)`)},
+		lazy(`(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|every\s+)*(?:previous|prior|above|earlier|preceding|original|system|existing|safety)\s+(?:instructions?|prompts?|messages?|rules|directions|guidelines|context|constraints)`)},
 	{"override", []string{"ignore your", "disregard your"},
-		regexp.MustCompile(`(?i)\b(?:ignore|disregard)\s+your\s+(?:instructions|rules|guidelines|system\s+prompt|programming)`)},
+		lazy(`(?i)\b(?:ignore|disregard)\s+your\s+(?:instructions|rules|guidelines|system\s+prompt|programming)`)},
 	{"role", []string{"you are now", "from now on"},
-		regexp.MustCompile(`(?i)\b(?:you\s+are\s+now\s+(?:dan\b|no\s+longer\b|(?:an?\s+|the\s+)?(?:unrestricted|unfiltered|jailbroken|evil|different|new)\s+(?:ai|assistant|model|chatbot|persona)\b|in\s+(?:developer|god|jailbreak|admin|debug|unrestricted)\s+mode\b)|from\s+now\s+on,?\s+you\s+(?:are|will|must|shall|should)\b)`)},
+		lazy(`(?i)\b(?:you\s+are\s+now\s+(?:dan\b|no\s+longer\b|(?:an?\s+|the\s+)?(?:unrestricted|unfiltered|jailbroken|evil|different|new)\s+(?:ai|assistant|model|chatbot|persona)\b|in\s+(?:developer|god|jailbreak|admin|debug|unrestricted)\s+mode\b)|from\s+now\s+on,?\s+you\s+(?:are|will|must|shall|should)\b)`)},
 	{"prompt_leak", []string{"system prompt", "your instructions", "your prompt"},
-		regexp.MustCompile(`(?i)\b(?:reveal|print|repeat|show|output|leak|disclose)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|hidden\s+prompt|initial\s+instructions|instructions|prompt)\b`)},
+		lazy(`(?i)\b(?:reveal|print|repeat|show|output|leak|disclose)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|hidden\s+prompt|initial\s+instructions|instructions|prompt)\b`)},
 	{"new_instructions", []string{"new instructions", "system prompt:", "system override"},
-		regexp.MustCompile(`(?i)(?:\bnew\s+instructions\s*:|\bsystem\s+prompt\s*:|\bsystem\s+override\b)`)},
+		lazy(`(?i)(?:\bnew\s+instructions\s*:|\bsystem\s+prompt\s*:|\bsystem\s+override\b)`)},
 	{"covert", []string{"tell the user", "user know", "user find out", "send ", "exfiltrate"},
-		regexp.MustCompile(`(?i)\b(?:(?:do\s+not|don't|never|without)\s+(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?)\s+the\s+user|exfiltrate|send\s+(?:all\s+|the\s+|their\s+|your\s+)*(?:credentials|passwords?|api\s+keys?|secrets?|tokens?|cookies|private\s+keys?)\s+to)\b`)},
+		lazy(`(?i)\b(?:(?:do\s+not|don't|never|without)\s+(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?)\s+the\s+user|exfiltrate|send\s+(?:all\s+|the\s+|their\s+|your\s+)*(?:credentials|passwords?|api\s+keys?|secrets?|tokens?|cookies|private\s+keys?)\s+to)\b`)},
 	{"role_marker", []string{"<|", "[inst]", "<<sys>>", "<system>", "### system", "### instruction"},
-		regexp.MustCompile(`(?i)(?:<\|(?:im_start|im_end|system|user|assistant|endoftext|start_header_id|eot_id)\|>|\[/?INST\]|<</?SYS>>|</?system>|^#{2,3}\s*(?:system|instruction)s?\s*:)`)},
+		lazy(`(?i)(?:<\|(?:im_start|im_end|system|user|assistant|endoftext|start_header_id|eot_id)\|>|\[/?INST\]|<</?SYS>>|</?system>|^#{2,3}\s*(?:system|instruction)s?\s*:)`)},
 	{"tool_call", []string{"<tool_call", "<function_call", "<invoke", "\"tool_calls\"", "\"function_call\""},
-		regexp.MustCompile(`(?i)(?:<tool_call>|<function_calls?>|<invoke\s+name=|"tool_calls"\s*:\s*\[|"function_call"\s*:\s*\{)`)},
+		lazy(`(?i)(?:<tool_call>|<function_calls?>|<invoke\s+name=|"tool_calls"\s*:\s*\[|"function_call"\s*:\s*\{)`)},
 }
 
 // Instructions returns the spans of text that read as instructions to a
@@ -48,7 +48,7 @@ func Instructions(text string) []Finding {
 		if !anyIn(lower, r.prefilter) {
 			continue
 		}
-		for _, m := range r.pattern.FindAllStringIndex(text, -1) {
+		for _, m := range r.pattern().FindAllStringIndex(text, -1) {
 			found = append(found, Finding{Kind: r.kind, Start: m[0], End: m[1]})
 		}
 	}
