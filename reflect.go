@@ -25,6 +25,15 @@ var _ reflection.Memory = (*Engine)(nil)
 // LLM EUNAVAILABLE (unless a standing answer serves). On an error the
 // Result still holds the trace, calls and tokens of what was done.
 func (e *Engine) Reflect(ctx context.Context, bank string, req reflection.Request) (reflection.Result, error) {
+	return e.reflect(ctx, bank, req)
+}
+
+// CanReflect reports whether Reflect can call a model (an LLM is
+// configured); without one it answers only from standing answers.
+func (e *Engine) CanReflect() bool { return e.llm != nil }
+
+// reflect is Reflect.
+func (e *Engine) reflect(ctx context.Context, bank string, req reflection.Request) (reflection.Result, error) {
 	bank = defaultBank(bank)
 	empty := reflection.Result{MemoryIDs: []string{}, Trace: []reflection.Step{}}
 	req, err := reflection.Check(req)

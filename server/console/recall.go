@@ -6,18 +6,28 @@ import (
 	"strings"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/reflection"
 	"github.com/mnemo-ai/mnemo/server/httpapi"
 )
 
 // recallPage is the recall playground: a question, the results with
-// explain, and the packed context as an agent receives it.
+// explain, and the packed context as an agent receives it; with a model
+// configured, reflect's answer to the question with its trace.
 func (c *Console) recallPage(w http.ResponseWriter, r *http.Request) error {
 	bank, err := c.bank(r, httpapi.ScopeRead)
 	if err != nil {
 		return err
 	}
 	q := r.URL.Query()
-	data := map[string]any{"V": c.view(r, bank, "recall"), "Q": q.Get("q"), "Budget": q.Get("budget")}
+	data := map[string]any{"V": c.view(r, bank, "recall"), "Q": q.Get("q"), "Budget": q.Get("budget"), "CanReflect": c.eng.CanReflect()}
+	if text := strings.TrimSpace(q.Get("q")); text != "" && q.Get("mode") == "reflect" {
+		res, err := c.eng.Reflect(r.Context(), bank, reflection.Request{Question: text})
+		if err != nil {
+			return err
+		}
+		data["Reflect"] = &res
+		return c.render(w, r, "recall", data)
+	}
 	if text := strings.TrimSpace(q.Get("q")); text != "" {
 		query := memory.Query{BankID: bank, Text: text, Explain: true}
 		if b := q.Get("budget"); b != "" {
