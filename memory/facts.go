@@ -65,6 +65,10 @@ type FactQuery struct {
 	From, To time.Time
 	// Speaker, when set, keeps the facts of that speaker (exact match).
 	Speaker string
+	// Source, when set, keeps the facts whose item came from that source
+	// (the channel: chat, note, email, …; Document.Source), a superseded
+	// version's too.
+	Source string
 	// ExpiresBy, when set, keeps the short-term facts whose ExpiresAt is
 	// at or before it ([Fact.ExpiresBy]): the expire pass's walk. Zero
 	// keeps long-term and short-term facts alike.
@@ -153,6 +157,9 @@ func (q FactQuery) scope() string {
 		// Only when set, so that the cursors of other listings stay as
 		// they were.
 		b.WriteString("|expires:" + micro(q.ExpiresBy))
+	}
+	if q.Source != "" {
+		b.WriteString("|source:" + q.Source)
 	}
 	return b.String()
 }

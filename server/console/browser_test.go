@@ -391,7 +391,7 @@ func TestBrowser(t *testing.T) {
 		b.t = t
 		b.open("/ui/banks/demo/timeline", `[data-view="timeline"]`)
 		ids := func() []string {
-			return eval[[]string](b, `Array.from(document.querySelectorAll('ol.timeline li')).map(li => li.dataset.factId)`)
+			return eval[[]string](b, `Array.from(document.querySelectorAll('ol.timeline li[data-fact-id]')).map(li => li.dataset.factId)`)
 		}
 		now := ids()
 		if len(now) != len(demoTexts) {

@@ -493,3 +493,21 @@ func TestConsole_Communities(t *testing.T) {
 		t.Errorf("the graph's nodes carry no community:\n%s", body)
 	}
 }
+
+// TestConsole_TimelineSource: the timeline filters by source and marks
+// each document its facts came from.
+func TestConsole_TimelineSource(t *testing.T) {
+	e := newEnv(t, false)
+	res, err := e.eng.Retain(context.Background(), memory.RetainRequest{BankID: "a", Source: memory.SourceEmail, Text: "The invoice from Brightwater is due on Friday."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := e.do(e.readA, "GET", "/ui/x/banks/a/timeline?source=email", nil)
+	if !strings.Contains(body, "Brightwater") || strings.Contains(body, textA) || !strings.Contains(body, `data-document-id="`+res.DocumentID+`"`) {
+		t.Errorf("timeline of source email:\n%s", body)
+	}
+	_, body, _ = e.do(e.readA, "GET", "/ui/x/banks/a/timeline", nil)
+	if !strings.Contains(body, "Brightwater") || !strings.Contains(body, textA) {
+		t.Errorf("timeline of every source:\n%s", body)
+	}
+}

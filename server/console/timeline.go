@@ -28,7 +28,8 @@ func (c *Console) timeline(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return c.render(w, r, "timeline", map[string]any{"V": c.view(r, bank, "timeline"), "T": tl, "F": f, "Slider": slider(tl),
-		"Kinds": []memory.FactKind{memory.KindWorld, memory.KindExperience}, "Categories": categories})
+		"Kinds": []memory.FactKind{memory.KindWorld, memory.KindExperience}, "Categories": categories,
+		"Sources": []string{memory.SourceChat, memory.SourceNote, memory.SourceEmail, memory.SourceVoice, memory.SourceAPI}})
 }
 
 // categories are the fact categories the timeline filters by.
@@ -37,15 +38,15 @@ var categories = []memory.Category{memory.CategoryPersonal, memory.CategoryProje
 
 // timelineForm is the timeline's filters as the form sends them.
 type timelineForm struct {
-	Kind, Category, Tag, Speaker string
-	AsOf                         time.Time // zero: now
+	Kind, Category, Tag, Speaker, Source string
+	AsOf                                 time.Time // zero: now
 }
 
 // parseTimeline reads the timeline's filters: asof is Unix seconds (the
 // slider) or a time wire.ParseTime reads.
 func parseTimeline(r *http.Request) (timelineForm, error) {
 	q := r.URL.Query()
-	f := timelineForm{Kind: q.Get("kind"), Category: q.Get("category"), Tag: strings.TrimSpace(q.Get("tag")), Speaker: strings.TrimSpace(q.Get("speaker"))}
+	f := timelineForm{Kind: q.Get("kind"), Category: q.Get("category"), Tag: strings.TrimSpace(q.Get("tag")), Speaker: strings.TrimSpace(q.Get("speaker")), Source: strings.TrimSpace(q.Get("source"))}
 	if v := strings.TrimSpace(q.Get("asof")); v != "" && v != "now" {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			f.AsOf = time.Unix(n, 0).UTC()
@@ -57,7 +58,7 @@ func parseTimeline(r *http.Request) (timelineForm, error) {
 }
 
 func (f timelineForm) query() mnemo.TimelineQuery {
-	q := mnemo.TimelineQuery{AsOf: f.AsOf, Facts: memory.FactQuery{Limit: timelineFacts, Speaker: f.Speaker}}
+	q := mnemo.TimelineQuery{AsOf: f.AsOf, Facts: memory.FactQuery{Limit: timelineFacts, Speaker: f.Speaker, Source: f.Source}}
 	if f.Kind != "" {
 		q.Facts.Kinds = []memory.FactKind{memory.FactKind(f.Kind)}
 	}

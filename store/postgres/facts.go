@@ -50,6 +50,11 @@ func (s *Store) ListFacts(ctx context.Context, bankID string, q memory.FactQuery
 	if q.Speaker != "" {
 		b.WriteString(` AND f.speaker = ` + p.add(q.Speaker))
 	}
+	if q.Source != "" {
+		src := p.add(q.Source)
+		b.WriteString(` AND f.document_id IN (SELECT id FROM documents d WHERE d.bank_id = f.bank_id AND d.source = ` + src + `
+			UNION SELECT v.document_id FROM item_versions v WHERE v.bank_id = f.bank_id AND v.source = ` + src + `)`)
+	}
 	if !q.From.IsZero() {
 		b.WriteString(` AND f.event_time >= ` + p.add(q.From))
 	}

@@ -69,6 +69,11 @@ func (s *Store) ListFacts(ctx context.Context, bankID string, q memory.FactQuery
 		b.WriteString(` AND f.speaker = ?`)
 		args = append(args, q.Speaker)
 	}
+	if q.Source != "" {
+		b.WriteString(` AND f.document_id IN (SELECT id FROM documents WHERE bank_id = ? AND source = ?
+			UNION SELECT document_id FROM item_versions WHERE bank_id = ? AND source = ?)`)
+		args = append(args, bankID, q.Source, bankID, q.Source)
+	}
 	if !q.From.IsZero() {
 		b.WriteString(` AND f.event_time >= ?`)
 		args = append(args, q.From.UnixMicro())

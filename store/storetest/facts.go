@@ -118,6 +118,8 @@ func testFactListFilters(e *env) {
 		{"status archived", memory.FactQuery{Statuses: []memory.Status{memory.StatusArchived}}, []string{id(5)}},
 		{"status active", memory.FactQuery{Statuses: []memory.Status{memory.StatusActive}}, []string{id(0), id(1), id(2), id(3), id(4)}},
 		{"speaker", memory.FactQuery{Speaker: "Kim"}, []string{id(3)}},
+		{"source", memory.FactQuery{Source: memory.SourceNote}, []string{id(0), id(1), id(2), id(3), id(4), id(5)}},
+		{"other source", memory.FactQuery{Source: memory.SourceEmail}, nil},
 		{"from", memory.FactQuery{From: hours(24)}, []string{id(4)}},
 		{"to", memory.FactQuery{To: hours(24), Kinds: []memory.FactKind{memory.KindWorld}, Statuses: []memory.Status{memory.StatusActive}}, []string{id(0), id(2), id(3)}},
 		{"from to", memory.FactQuery{From: hours(-1), To: hours(1), Speaker: "Sam", Categories: []memory.Category{memory.CategoryPersonal}}, []string{id(0), id(1), id(5)}},

@@ -27,7 +27,7 @@ func (s *memStore) ListFacts(_ context.Context, bankID string, q memory.FactQuer
 	return with(s, bankID, func(b *memBank) (*memory.FactPage, error) {
 		var all []*memory.Fact
 		for _, f := range b.facts {
-			if (after == 0 || f.Seq < after) && matchesFactQuery(f, q) {
+			if (after == 0 || f.Seq < after) && matchesFactQuery(f, q) && (q.Source == "" || b.sourceOf(f.DocumentID) == q.Source) {
 				c := *f
 				c.Embedding = nil
 				all = append(all, &c)
@@ -120,4 +120,18 @@ func (s *memStore) SetFactStatus(_ context.Context, bankID string, ids []string,
 	}
 	s.banks[bankID] = nb
 	return changed, nil
+}
+
+// sourceOf is the source of the item a document belongs to: its own, or
+// the item's whose superseded version it was.
+func (b *memBank) sourceOf(doc string) string {
+	if d := b.docs[doc]; d != nil {
+		return d.Source
+	}
+	for k, docs := range b.versions {
+		if slices.Contains(docs, doc) {
+			return k[0]
+		}
+	}
+	return ""
 }
