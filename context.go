@@ -63,8 +63,8 @@ type ContextResult struct {
 // sectionOrder is the order a context shows its sections in; fillOrder
 // the order they take the budget in: what an agent must follow first.
 var (
-	sectionOrder = []string{wire.SectionBlocks, wire.SectionDirectives, wire.SectionObservations, wire.SectionFacts}
-	fillOrder    = []string{wire.SectionDirectives, wire.SectionBlocks, wire.SectionFacts, wire.SectionObservations}
+	sectionOrder = []string{wire.SectionBlocks, wire.SectionDirectives, wire.SectionStanding, wire.SectionObservations, wire.SectionFacts}
+	fillOrder    = []string{wire.SectionDirectives, wire.SectionBlocks, wire.SectionStanding, wire.SectionFacts, wire.SectionObservations}
 )
 
 // Context assembles a bank's memory context for the start of a session
@@ -128,6 +128,17 @@ func (e *Engine) Context(ctx context.Context, bank string, req ContextRequest) (
 		}
 		for _, d := range ds {
 			cands[wire.SectionDirectives] = append(cands[wire.SectionDirectives], wire.ContextItem{Kind: wire.ItemDirective, ID: d.ID, Text: d.Text, Scopes: d.Scopes})
+		}
+	}
+	if want(wire.SectionStanding) {
+		// The bank's standing answers whose evidence stands: read, no
+		// model called (standing.go).
+		qs, err := e.StandingAnswers(ctx, bank)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range qs {
+			cands[wire.SectionStanding] = append(cands[wire.SectionStanding], wire.ContextItem{Kind: wire.ItemStanding, ID: q.ID, Label: q.Question, Text: q.Answer})
 		}
 	}
 	if want(wire.SectionObservations) {

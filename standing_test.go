@@ -72,6 +72,10 @@ func testStanding(t *testing.T, e *llmEnv) {
 	if rec.Standing == nil || rec.Standing.Answer != "Tom's favourite brand is Nike." || !slicesEq(rec.Standing.MemoryIDs, nike.ID) {
 		t.Fatalf("recall's standing answer = %+v, want Nike resting on %s", rec.Standing, nike.ID)
 	}
+	c, err := e.eng.Context(e.ctx, "default", mnemo.ContextRequest{Budget: 500})
+	if err != nil || !strings.Contains(c.Text, "Standing answers") || !strings.Contains(c.Text, "Tom's favourite brand is Nike.") {
+		t.Errorf("the session context lacks the standing answer: %v\n%s", err, c.Text)
+	}
 	if !strings.HasPrefix(rec.Context, "Standing answer to \""+question+"\": Tom's favourite brand is Nike.") {
 		t.Errorf("context does not start with the standing answer:\n%s", rec.Context)
 	}

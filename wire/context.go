@@ -11,6 +11,7 @@ import (
 const (
 	SectionBlocks       = "blocks"
 	SectionDirectives   = "directives"
+	SectionStanding     = "standing"
 	SectionObservations = "observations"
 	SectionFacts        = "facts"
 )
@@ -19,13 +20,14 @@ const (
 const (
 	ItemBlock       = "block"
 	ItemDirective   = "directive"
+	ItemStanding    = "standing"
 	ItemObservation = "observation"
 	ItemFact        = "fact"
 )
 
 // Context is a session's memory context (`mnemo context`, GET
 // /v1/banks/{bank}/context, the MCP prompt and resource): its sections
-// in a stable order (SectionBlocks, SectionDirectives,
+// in a stable order (SectionBlocks, SectionDirectives, SectionStanding,
 // SectionObservations, SectionFacts), each a list of whole items. A
 // section with no item is left out. RenderContext prints it; every door
 // prints what it returns, so they all give the same bytes.
@@ -60,6 +62,7 @@ type ContextItem struct {
 var sectionTitles = map[string]string{
 	SectionBlocks:       "Memory blocks",
 	SectionDirectives:   "Directives (always follow these)",
+	SectionStanding:     "Standing answers",
 	SectionObservations: "What is known",
 	SectionFacts:        "Relevant memories",
 }
@@ -125,6 +128,13 @@ func renderItem(it ContextItem, md bool) string {
 			b.WriteString("### " + it.Name + "\n\n" + strings.TrimRight(it.Text, "\n") + "\n\n")
 		} else {
 			b.WriteString("[" + it.Name + "]\n" + indent(strings.TrimRight(it.Text, "\n")) + "\n")
+		}
+		return b.String()
+	case ItemStanding:
+		if md {
+			b.WriteString("- **" + oneLine(it.Label) + "** " + oneLine(it.Text) + "\n")
+		} else {
+			b.WriteString("- " + oneLine(it.Label) + " " + oneLine(it.Text) + "\n")
 		}
 		return b.String()
 	case ItemObservation:
