@@ -96,46 +96,56 @@ func TestMask_Allow(t *testing.T) {
 	}
 }
 
+// devTurns returns the text of every turn of a dev benchmark file in
+// ../shared/data (LoCoMo shape), or skips the test when it is not here.
+func devTurns(t *testing.T, name string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", name))
+	if err != nil {
+		t.Skipf("%s: %v (the benchmark data is not here)", name, err)
+	}
+	var convs []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &convs); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var turns []string
+	for _, c := range convs {
+		var conv map[string]json.RawMessage
+		json.Unmarshal(c["conversation"], &conv)
+		for _, v := range conv {
+			var session []struct {
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(v, &session) != nil {
+				continue
+			}
+			for _, turn := range session {
+				turns = append(turns, turn.Text)
+			}
+		}
+	}
+	if len(turns) == 0 {
+		t.Fatalf("%s: no turns read", name)
+	}
+	return turns
+}
+
 // On the dev benchmarks' conversations (ordinary chats, and user ↔
 // assistant conversations with code) the firewall touches almost no turn:
 // the count is logged, and more than 0.5 % of turns touched fails.
 func TestMask_FalsePositivesOnDevData(t *testing.T) {
 	for _, name := range []string{"locomo-dev.json", "beam-dev.json"} {
-		path := filepath.Join("..", "..", "shared", "data", name)
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Skipf("%s: %v (the benchmark data is not here)", name, err)
-		}
-		var convs []map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &convs); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		turns, touched := 0, 0
-		for _, c := range convs {
-			var conv map[string]json.RawMessage
-			json.Unmarshal(c["conversation"], &conv)
-			for _, v := range conv {
-				var session []struct {
-					Text string `json:"text"`
-				}
-				if json.Unmarshal(v, &session) != nil {
-					continue
-				}
-				for _, turn := range session {
-					turns++
-					if _, found := Mask(turn.Text, nil); len(found) > 0 {
-						touched++
-						t.Logf("%s: touched: %q", name, oneLine(turn.Text))
-					}
-				}
+		turns := devTurns(t, name)
+		touched := 0
+		for _, text := range turns {
+			if _, found := Mask(text, nil); len(found) > 0 {
+				touched++
+				t.Logf("%s: touched: %q", name, oneLine(text))
 			}
 		}
-		if turns == 0 {
-			t.Fatalf("%s: no turns read", name)
-		}
-		t.Logf("%s: %d of %d turns touched", name, touched, turns)
-		if float64(touched) > 0.005*float64(turns) {
-			t.Errorf("%s: %d of %d turns touched, want at most 0.5 %%", name, touched, turns)
+		t.Logf("%s: %d of %d turns touched", name, touched, len(turns))
+		if float64(touched) > 0.005*float64(len(turns)) {
+			t.Errorf("%s: %d of %d turns touched, want at most 0.5 %%", name, touched, len(turns))
 		}
 	}
 }

@@ -1,11 +1,6 @@
 package firewall
 
-import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // injections is the corpus of prompt injections as they arrive in
 // fetched pages, documents and tool output.
@@ -55,37 +50,17 @@ func TestInstructions_NotInjections(t *testing.T) {
 // injection: the count is logged, and more than 0.5 % fails.
 func TestInstructions_FalsePositivesOnDevData(t *testing.T) {
 	for _, name := range []string{"locomo-dev.json", "beam-dev.json"} {
-		raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", name))
-		if err != nil {
-			t.Skipf("%s: %v (the benchmark data is not here)", name, err)
-		}
-		var convs []map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &convs); err != nil {
-			t.Fatal(err)
-		}
-		turns, touched := 0, 0
-		for _, c := range convs {
-			var conv map[string]json.RawMessage
-			json.Unmarshal(c["conversation"], &conv)
-			for _, v := range conv {
-				var session []struct {
-					Text string `json:"text"`
-				}
-				if json.Unmarshal(v, &session) != nil {
-					continue
-				}
-				for _, turn := range session {
-					turns++
-					if found := Instructions(turn.Text); len(found) > 0 {
-						touched++
-						t.Logf("%s: flagged (%s): %q", name, found[0].Kind, turn.Text[max(0, found[0].Start-60):min(len(turn.Text), found[0].End+40)])
-					}
-				}
+		turns := devTurns(t, name)
+		touched := 0
+		for _, text := range turns {
+			if found := Instructions(text); len(found) > 0 {
+				touched++
+				t.Logf("%s: flagged (%s): %q", name, found[0].Kind, text[max(0, found[0].Start-60):min(len(text), found[0].End+40)])
 			}
 		}
-		t.Logf("%s: %d of %d turns flagged", name, touched, turns)
-		if float64(touched) > 0.005*float64(turns) {
-			t.Errorf("%s: %d of %d turns flagged, want at most 0.5 %%", name, touched, turns)
+		t.Logf("%s: %d of %d turns flagged", name, touched, len(turns))
+		if float64(touched) > 0.005*float64(len(turns)) {
+			t.Errorf("%s: %d of %d turns flagged, want at most 0.5 %%", name, touched, len(turns))
 		}
 	}
 }

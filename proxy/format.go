@@ -32,21 +32,7 @@ type openAIFormat struct{}
 
 func (openAIFormat) path() string { return "/chat/completions" }
 
-func (openAIFormat) lastUser(req map[string]json.RawMessage) string {
-	var msgs []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(req["messages"], &msgs) != nil {
-		return ""
-	}
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" {
-			return contentText(msgs[i].Content)
-		}
-	}
-	return ""
-}
+func (openAIFormat) lastUser(req map[string]json.RawMessage) string { return lastUser(req) }
 
 // inject appends text to the first system (or developer) message, or
 // puts a system message first when there is none.
@@ -122,23 +108,7 @@ type anthropicFormat struct{}
 
 func (anthropicFormat) path() string { return "/messages" }
 
-func (anthropicFormat) lastUser(req map[string]json.RawMessage) string {
-	var msgs []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(req["messages"], &msgs) != nil {
-		return ""
-	}
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" {
-			if t := contentText(msgs[i].Content); t != "" {
-				return t // a user turn of tool results only has no text
-			}
-		}
-	}
-	return ""
-}
+func (anthropicFormat) lastUser(req map[string]json.RawMessage) string { return lastUser(req) }
 
 // inject appends text to the top-level system prompt (a string or a list
 // of text blocks), or sets it.
@@ -175,6 +145,27 @@ func (anthropicFormat) answer(body []byte, sse bool) string {
 		}
 	})
 	return b.String()
+}
+
+// lastUser is the text of the latest user message of req's messages
+// that has text (in Anthropic's format a user turn of tool results alone
+// has none); both formats spell messages alike.
+func lastUser(req map[string]json.RawMessage) string {
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(req["messages"], &msgs) != nil {
+		return ""
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			if t := contentText(msgs[i].Content); t != "" {
+				return t
+			}
+		}
+	}
+	return ""
 }
 
 // contentText is the text of a message content: a string, or the text

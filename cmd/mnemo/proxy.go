@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
 	"github.com/mnemo-ai/mnemo"
-	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/proxy"
-	"github.com/mnemo-ai/mnemo/server/httpapi"
 	"github.com/spf13/cobra"
 )
 
@@ -45,14 +42,11 @@ forwards a request untouched and retains nothing.`,
 			if upstream == "" {
 				return usagef("--upstream is required (e.g. --upstream http://localhost:11434/v1)")
 			}
-			ln, err := net.Listen("tcp", addr)
+			ln, err := listen(addr, insecure)
 			if err != nil {
-				return memory.Errorf(memory.EINVALID, "listen on %s: %v", addr, err)
+				return err
 			}
 			defer ln.Close()
-			if insecure && !httpapi.IsLoopback(ln.Addr().String()) {
-				return usagef("--insecure-local needs a loopback address (127.0.0.1, ::1 or localhost), not %s", addr)
-			}
 			log := slog.New(slog.NewJSONHandler(g.stderr, nil))
 			eng, err := g.engineWith(cmd, mnemo.Config{Logger: log}) // the job worker runs the queued retains
 			if err != nil {

@@ -46,14 +46,11 @@ The web console is at /ui/ (docs/console.md).`,
 			if maxBody <= 0 {
 				return usagef("--max-body must be positive")
 			}
-			ln, err := net.Listen("tcp", addr)
+			ln, err := listen(addr, insecure)
 			if err != nil {
-				return memory.Errorf(memory.EINVALID, "listen on %s: %v", addr, err)
+				return err
 			}
 			defer ln.Close()
-			if insecure && !httpapi.IsLoopback(ln.Addr().String()) {
-				return usagef("--insecure-local needs a loopback address (127.0.0.1, ::1 or localhost), not %s", addr)
-			}
 			log := slog.New(slog.NewJSONHandler(g.stderr, nil))
 			eng, err := g.engineWith(cmd, mnemo.Config{Logger: log}) // background work on; closed after the command
 			if err != nil {
@@ -93,4 +90,18 @@ The web console is at /ui/ (docs/console.md).`,
 	f.DurationVar(&grace, "shutdown-timeout", defaultShutdownTimeout, "how long in-flight requests may take to finish on shutdown")
 	f.BoolVar(&approval, "require-approval", false, "MCP: ask the user before retain stores anything")
 	return cmd
+}
+
+// listen listens on addr for a server; with insecure (--insecure-local,
+// no key asked) the address must be a loopback one.
+func listen(addr string, insecure bool) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, memory.Errorf(memory.EINVALID, "listen on %s: %v", addr, err)
+	}
+	if insecure && !httpapi.IsLoopback(ln.Addr().String()) {
+		ln.Close()
+		return nil, usagef("--insecure-local needs a loopback address (127.0.0.1, ::1 or localhost), not %s", addr)
+	}
+	return ln, nil
 }
