@@ -27,14 +27,14 @@ func newFactsCmd(g *globals) *cobra.Command {
 // newFactsListCmd is `mnemo facts list`.
 func newFactsListCmd(g *globals) *cobra.Command {
 	var kinds, categories, statuses, tags []string
-	var speaker, from, to, cursor string
+	var speaker, source, from, to, cursor string
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List a bank's facts, newest first, a page at a time",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q := memory.FactQuery{Tags: tags, Speaker: speaker, Limit: limit, Cursor: cursor}
+			q := memory.FactQuery{Tags: tags, Speaker: speaker, Source: source, Limit: limit, Cursor: cursor}
 			for _, k := range kinds {
 				q.Kinds = append(q.Kinds, memory.FactKind(k))
 			}
@@ -81,6 +81,7 @@ func newFactsListCmd(g *globals) *cobra.Command {
 	f.StringSliceVar(&statuses, "status", nil, "only facts of these statuses (active, superseded, archived, quarantined); default all")
 	f.StringSliceVar(&tags, "tag", nil, "only facts with any of these tags")
 	f.StringVar(&speaker, "speaker", "", "only facts of this speaker")
+	f.StringVar(&source, "source", "", "only facts of items from this source (chat, note, email, …)")
 	f.StringVar(&from, "from", "", "only facts whose event time is at or after this time")
 	f.StringVar(&to, "to", "", "only facts whose event time is before this time")
 	f.IntVar(&limit, "limit", memory.DefaultPageSize, fmt.Sprintf("facts per page (at most %d)", memory.MaxPageSize))

@@ -18,6 +18,7 @@ type factsInput struct {
 	From       string   `query:"from" doc:"event time lower bound (inclusive)"`
 	To         string   `query:"to" doc:"event time upper bound (exclusive)"`
 	Speaker    string   `query:"speaker" doc:"only this speaker's facts"`
+	Source     string   `query:"source" doc:"only the facts of items from this source (chat, note, email, …)"`
 	Limit      int      `query:"limit" minimum:"0" doc:"page size; 0 means the default"`
 	Cursor     string   `query:"cursor" doc:"the previous page's next"`
 }
@@ -57,7 +58,7 @@ type aboutOutput struct{ Body wire.About }
 func (s *Server) registerFacts() {
 	register(s, op(http.MethodGet, "/v1/banks/{bank}/facts", "listFacts", "List a bank's facts, newest first, a page at a time", ScopeRead, "facts"),
 		func(ctx context.Context, in *factsInput) (*factPageOutput, error) {
-			q := memory.FactQuery{Tags: in.Tags, Speaker: in.Speaker, Limit: in.Limit, Cursor: in.Cursor}
+			q := memory.FactQuery{Tags: in.Tags, Speaker: in.Speaker, Source: in.Source, Limit: in.Limit, Cursor: in.Cursor}
 			for _, k := range in.Kinds {
 				q.Kinds = append(q.Kinds, memory.FactKind(k))
 			}
