@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -226,8 +227,11 @@ func TestFirewall_InstructionsQuarantined(t *testing.T) {
 	if c := recalled(); strings.Contains(c, "Ignore all previous") || !strings.Contains(c, "seven on Saturdays") {
 		t.Errorf("recall context = %q, want the market's hours and no injected instruction", c)
 	}
+	var mu sync.Mutex
 	var sent []byte
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
 		sent, _ = io.ReadAll(r.Body)
 		io.WriteString(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":"ok"}}]}`)
 	}))
@@ -244,6 +248,8 @@ func TestFirewall_InstructionsQuarantined(t *testing.T) {
 	}
 	res.Body.Close()
 	p.Close()
+	mu.Lock()
+	defer mu.Unlock()
 	if strings.Contains(string(sent), "Ignore all previous") || !strings.Contains(string(sent), "seven on Saturdays") {
 		t.Errorf("the proxy sent %s, want the market's hours and no injected instruction", sent)
 	}

@@ -119,13 +119,18 @@ func New(mem Memory, cfg Config) (*Proxy, error) {
 	return &Proxy{mem: mem, cfg: cfg, upstream: up, log: log}, nil
 }
 
-// Close waits for the retains already started (each is a queued job,
-// durable once queued).
+// Close waits for the requests in flight and the retains they started
+// (each a queued job, durable once queued). Call it once the server has
+// stopped taking requests (http.Server.Shutdown).
 func (p *Proxy) Close() { p.wg.Wait() }
 
 // ServeHTTP implements http.Handler: POST /v1/chat/completions and POST
 // /v1/messages (also without the /v1 prefix); anything else is 404.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Counted from the start: a client that has the whole answer may call
+	// Close before this handler has queued the exchange's retain.
+	p.wg.Add(1)
+	defer p.wg.Done()
 	var api format
 	switch strings.TrimPrefix(r.URL.Path, "/v1") {
 	case "/chat/completions":
