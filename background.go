@@ -122,18 +122,24 @@ func newAccessRecorder(st memory.AccessRecorder, now func() time.Time) *accessRe
 }
 
 // record notes that facts ids of bank were recalled; flush writes it.
-func (a *accessRecorder) record(bank string, ids []string) { a.note(a.pending, bank, ids) }
+func (a *accessRecorder) record(bank string, ids []string) { a.note(false, bank, ids) }
 
 // recordObservations notes that observations ids of bank were recalled.
 func (a *accessRecorder) recordObservations(bank string, ids []string) {
 	if a.obs != nil {
-		a.note(a.pendingObs, bank, ids)
+		a.note(true, bank, ids)
 	}
 }
 
-func (a *accessRecorder) note(pending map[string]map[string]bool, bank string, ids []string) {
+// note adds ids to the pending facts (or observations) of bank. The map
+// is chosen under the lock: flush swaps both maps for new ones.
+func (a *accessRecorder) note(observations bool, bank string, ids []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	pending := a.pending
+	if observations {
+		pending = a.pendingObs
+	}
 	m := pending[bank]
 	if m == nil {
 		m = map[string]bool{}

@@ -6,15 +6,18 @@ import (
 	"sync"
 )
 
-// lockedWriter serialises writes: the server logs from many goroutines.
+// logMu serialises the tests' log writes: the server and the engine log
+// from many goroutines, often into one buffer through two loggers.
+var logMu sync.Mutex
+
+// lockedWriter writes to w under logMu.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	w io.Writer
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	logMu.Lock()
+	defer logMu.Unlock()
 	return l.w.Write(p)
 }
 
