@@ -3,12 +3,9 @@ package mnemo
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"slices"
 	"time"
 
-	"github.com/mnemo-ai/mnemo/internal/id"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -513,18 +510,9 @@ func (e *Engine) RetryJob(ctx context.Context, bank, jobID string) (*memory.Job,
 		return nil, memory.Errorf(memory.ECONFLICT, "job %s kept no payload to retry", jobID)
 	}
 	now := e.now().UTC().Truncate(time.Microsecond)
-	var nonce [8]byte
-	rand.Read(nonce[:])
-	j := &memory.Job{
-		ID:     id.Derive("job", now, bank, hex.EncodeToString(nonce[:])),
-		BankID: bank, Kind: old.Kind, Payload: old.Payload, CreatedAt: now,
-	}
-	if err := e.store.EnqueueJob(ctx, j); err != nil {
+	j := &memory.Job{ID: newJobID(now, bank), BankID: bank, Kind: old.Kind, Payload: old.Payload, CreatedAt: now}
+	if err := e.enqueue(ctx, j); err != nil {
 		return nil, err
-	}
-	select {
-	case e.jobs.wake <- struct{}{}:
-	default:
 	}
 	return j, nil
 }

@@ -79,20 +79,31 @@ func (e *Engine) RetainAsync(ctx context.Context, req memory.RetainRequest) (*me
 	if err != nil {
 		return nil, memory.Errorf(memory.EINVALID, "encode request: %v", err)
 	}
+	j := &memory.Job{ID: newJobID(now, req.BankID), BankID: req.BankID, Kind: memory.JobRetain, Payload: payload, CreatedAt: now}
+	if err := e.enqueue(ctx, j); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// newJobID returns a new, unique id for a job of bank queued at now.
+func newJobID(now time.Time, bank string) string {
 	var nonce [8]byte
 	rand.Read(nonce[:])
-	j := &memory.Job{
-		ID:     id.Derive("job", now, req.BankID, hex.EncodeToString(nonce[:])),
-		BankID: req.BankID, Kind: memory.JobRetain, Payload: payload, CreatedAt: now,
-	}
+	return id.Derive("job", now, bank, hex.EncodeToString(nonce[:]))
+}
+
+// enqueue stores j in the job queue and wakes the worker: every job the
+// façade queues (retains, retries, webhook deliveries) goes through it.
+func (e *Engine) enqueue(ctx context.Context, j *memory.Job) error {
 	if err := e.store.EnqueueJob(ctx, j); err != nil {
-		return nil, err
+		return err
 	}
 	select {
 	case e.jobs.wake <- struct{}{}:
 	default:
 	}
-	return j, nil
+	return nil
 }
 
 // requireBank creates the default bank on first use and fails with

@@ -177,24 +177,17 @@ func (e *Engine) emit(ctx context.Context, bank, event string, data any) {
 	ctx = context.WithoutCancel(ctx)
 	now := e.now().UTC().Truncate(time.Microsecond)
 	for _, w := range hooks {
-		var nonce [8]byte
-		rand.Read(nonce[:])
-		jobID := id.Derive("job", now, bank, w.ID, hex.EncodeToString(nonce[:]))
+		jobID := newJobID(now, bank)
 		body, err := json.Marshal(WebhookEvent{ID: jobID, Event: event, Bank: bank, At: now, Data: data})
 		if err == nil {
 			var payload []byte
 			payload, err = json.Marshal(webhookPayload{Webhook: w.ID, Body: body})
 			if err == nil {
-				err = e.store.EnqueueJob(ctx, &memory.Job{ID: jobID, BankID: bank, Kind: WebhookJobKind, Payload: payload, CreatedAt: now})
+				err = e.enqueue(ctx, &memory.Job{ID: jobID, BankID: bank, Kind: WebhookJobKind, Payload: payload, CreatedAt: now})
 			}
 		}
 		if err != nil {
 			e.log.Warn("webhook delivery not queued", "bank", bank, "webhook", w.ID, "event", event, "err", err)
-			continue
-		}
-		select {
-		case e.jobs.wake <- struct{}{}:
-		default:
 		}
 	}
 }
