@@ -113,11 +113,6 @@ func (g *globals) benchQA(cmd *cobra.Command, f *qaFlags) error {
 		return err
 	}
 	defer eng.Close()
-	if f.mode == bench.QAModeReflect {
-		if _, ok := any(eng).(bench.Reflector); !ok {
-			return memory.Errorf(memory.EINVALID, "reflect mode needs an engine with Reflect, which this build of mnemo does not have; use --mode recall")
-		}
-	}
 
 	rep, err := bench.RunQA(ctx, eng, data, bench.QAOptions{
 		Mode: f.mode, Reader: reader, ReaderName: reader.Name(), Judge: judge, JudgePrompt: f.judgePrompt,
@@ -210,3 +205,6 @@ func (g *globals) judgeLLM(f *qaFlags) (memory.LLM, error) {
 	}
 	return nil, usagef("--judge-llm %q: want openai or anthropic", f.judge)
 }
+
+// The engine answers reflect mode itself.
+var _ bench.Reflector = (*mnemo.Engine)(nil)

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/bench"
 	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
@@ -286,11 +285,6 @@ func TestBenchQA_Errors(t *testing.T) {
 		t.Error("a failed start wrote an answers file")
 	}
 
-	// Reflect mode needs an engine with Reflect: until it has one, a
-	// clear error before anything is retained.
-	if _, ok := any((*mnemo.Engine)(nil)).(bench.Reflector); !ok {
-		wantFailure(t, mnemoRun(t, db, qaArgs(srv, out, "--mode", "reflect", "--retain-llm=true")...), exitInvalid, "reflect mode needs")
-	}
 	wantFailure(t, mnemoRun(t, db, qaArgs(srv, out, "--mode", "reflect")...), exitInvalid, "--retain-llm")
 	wantFailure(t, mnemoRun(t, db, qaArgs(srv, out, "--judge-prompt", "strict")...), exitInvalid, "--judge-prompt")
 
