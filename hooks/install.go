@@ -33,6 +33,10 @@ type SettingsFile struct {
 	Hooks bool
 	// MCP: the file holds the MCP server ("mcpServers": {"mnemo": …}).
 	MCP bool
+	// TOML: the file is Codex's config.toml, edited line by line
+	// (tomledit.go): the MCP server as [mcp_servers.mnemo] and the
+	// codex_hooks feature on.
+	TOML bool
 }
 
 // claudeSettings: hooks in settings.json, the MCP server in ~/.claude.json
@@ -53,14 +57,15 @@ func geminiSettings(home, project string, scope Scope) []SettingsFile {
 	return []SettingsFile{{Path: filepath.Join(dir, ".gemini", "settings.json"), Hooks: true, MCP: true}}
 }
 
-// codexSettings: hooks in hooks.json (Codex keeps MCP servers in
-// config.toml, which install does not edit).
+// codexSettings: hooks in hooks.json; the MCP server, and the
+// codex_hooks feature that makes Codex read hooks.json, in config.toml.
 func codexSettings(home, project string, scope Scope) []SettingsFile {
 	dir := home
 	if scope == ScopeProject {
 		dir = project
 	}
-	return []SettingsFile{{Path: filepath.Join(dir, ".codex", "hooks.json"), Hooks: true}}
+	return []SettingsFile{{Path: filepath.Join(dir, ".codex", "hooks.json"), Hooks: true},
+		{Path: filepath.Join(dir, ".codex", "config.toml"), TOML: true}}
 }
 
 // InstallOptions configure Install and Uninstall.
@@ -148,6 +153,13 @@ func Install(o InstallOptions) ([]FileChange, error) {
 		old, existed, err := readSettings(f.Path)
 		if err != nil {
 			return nil, err
+		}
+		if f.TOML {
+			if err := checkTOML(f.Path, old); err != nil {
+				return nil, err
+			}
+			edits = append(edits, edit{f, old, existed, installTOML(old, o)})
+			continue
 		}
 		obj, err := settingsObject(f.Path, old)
 		if err != nil {
@@ -250,17 +262,13 @@ func Uninstall(o InstallOptions) ([]FileChange, error) {
 			}
 			continue
 		}
-		obj, err := settingsObject(f.Path, cur)
+		out, changed, err := stripped(f, h, cur)
 		if err != nil {
 			return changes, err
 		}
-		if !strip(obj, h) {
+		if !changed {
 			changes = append(changes, FileChange{Path: f.Path, Action: "unchanged"})
 			continue
-		}
-		out, err := formatJSON(obj)
-		if err != nil {
-			return changes, err
 		}
 		if err := writeFile(f.Path, out); err != nil {
 			return changes, err
@@ -271,6 +279,24 @@ func Uninstall(o InstallOptions) ([]FileChange, error) {
 		changes = append(changes, FileChange{Path: f.Path, Action: "cleaned", Backup: existingBackup(f.Path)})
 	}
 	return changes, nil
+}
+
+// stripped returns the settings file f (bytes cur) without mnemo's
+// entries, and whether it had any.
+func stripped(f SettingsFile, h *Harness, cur []byte) ([]byte, bool, error) {
+	if f.TOML {
+		out, changed := stripTOML(cur)
+		return out, changed, nil
+	}
+	obj, err := settingsObject(f.Path, cur)
+	if err != nil {
+		return nil, false, err
+	}
+	if !strip(obj, h) {
+		return cur, false, nil
+	}
+	out, err := formatJSON(obj)
+	return out, true, err
 }
 
 // hookTimeouts are the harness-side limits written into the settings, in

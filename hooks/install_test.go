@@ -194,3 +194,99 @@ func TestInstall_ChangedSinceAndBadFiles(t *testing.T) {
 		t.Errorf("an unknown harness: %v", err)
 	}
 }
+
+// `mnemo install codex` on a config.toml the user wrote: the user's
+// lines stay as they were, codex_hooks is turned on in [features] and
+// mnemo's MCP server table is added once; a second run changes nothing;
+// uninstall gives back the original bytes. A file changed since keeps
+// the change and loses the MCP table; an inline features table is
+// refused untouched.
+func TestInstall_CodexConfigTOML(t *testing.T) {
+	home := t.TempDir()
+	config := filepath.Join(home, ".codex", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	original := "# my codex\nmodel = \"gpt-5\"\n\n[features]\ncodex_hooks = false # off for now\nweb_search = true\n\n[mcp_servers.docs]\ncommand = \"npx\"\nargs = [\"-y\", \"docs-mcp\"]\n"
+	if err := os.WriteFile(config, []byte(original), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := hooks.InstallOptions{Harness: "codex", Scope: hooks.ScopeUser, Home: home, Command: "/opt/my tools/mnemo", Args: []string{"--db", `C:\mem "x".db`}}
+	if _, err := hooks.Install(o); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(config)
+	want := "# my codex\nmodel = \"gpt-5\"\n\n[features]\ncodex_hooks = true\nweb_search = true\n\n[mcp_servers.docs]\ncommand = \"npx\"\nargs = [\"-y\", \"docs-mcp\"]\n\n" +
+		"[mcp_servers.mnemo]\ncommand = \"/opt/my tools/mnemo\"\nargs = [\"--db\", \"C:\\\\mem \\\"x\\\".db\", \"mcp\"]\n"
+	if string(got) != want {
+		t.Fatalf("config.toml after install:\n%s\nwant:\n%s", got, want)
+	}
+	changes, err := hooks.Install(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		if c.Action != "unchanged" {
+			t.Errorf("second install: %s %s", c.Path, c.Action)
+		}
+	}
+	if _, err := hooks.Uninstall(o); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(config); string(b) != original {
+		t.Errorf("uninstall did not restore config.toml:\n%s", b)
+	}
+
+	// No file: install creates one with both tables; the user adds a
+	// line; uninstall keeps it and the feature, and drops the table.
+	home2 := t.TempDir()
+	o.Home = home2
+	config2 := filepath.Join(home2, ".codex", "config.toml")
+	if _, err := hooks.Install(o); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(config2)
+	if !strings.HasPrefix(string(b), "[features]\ncodex_hooks = true\n\n[mcp_servers.mnemo]\n") {
+		t.Fatalf("a new config.toml:\n%s", b)
+	}
+	if err := os.WriteFile(config2, append(b, "\n[tui]\nnotifications = true\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hooks.Uninstall(o); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(config2)
+	if strings.Contains(string(b), "mcp_servers.mnemo") || !strings.Contains(string(b), "[tui]\nnotifications = true") || !strings.Contains(string(b), "codex_hooks = true") {
+		t.Errorf("uninstall after a change:\n%s", b)
+	}
+
+	// A dotted key at the top level is turned on where it is.
+	home3 := t.TempDir()
+	o.Home = home3
+	config3 := filepath.Join(home3, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(config3), 0o755)
+	os.WriteFile(config3, []byte("features.codex_hooks = false\n"), 0o600)
+	if _, err := hooks.Install(o); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(config3); !strings.HasPrefix(string(b), "features.codex_hooks = true\n\n[mcp_servers.mnemo]") || strings.Contains(string(b), "[features]") {
+		t.Errorf("dotted feature key:\n%s", b)
+	}
+
+	// An inline features table cannot take a [features] header.
+	home4 := t.TempDir()
+	o.Home = home4
+	config4 := filepath.Join(home4, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(config4), 0o755)
+	inline := "features = { web_search = true }\n"
+	os.WriteFile(config4, []byte(inline), 0o600)
+	if _, err := hooks.Install(o); memory.ErrorCode(err) != memory.EINVALID {
+		t.Errorf("inline features table: %v, want EINVALID", err)
+	}
+	if b, _ := os.ReadFile(config4); string(b) != inline {
+		t.Errorf("a refused config.toml was changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(home4, ".codex", "hooks.json")); !os.IsNotExist(err) {
+		t.Errorf("hooks.json written although config.toml was refused")
+	}
+}

@@ -24,8 +24,8 @@ and its MCP server ("mnemo mcp") into a harness's settings, for the user
   claude-code  ~/.claude/settings.json (hooks), ~/.claude.json (MCP);
                --project: .claude/settings.json and .mcp.json
   gemini-cli   ~/.gemini/settings.json (hooks and MCP); --project: .gemini/
-  codex        ~/.codex/hooks.json (hooks; enable codex_hooks in config.toml,
-               and add the MCP server there with "codex mcp add")
+  codex        ~/.codex/hooks.json (hooks), ~/.codex/config.toml (the MCP
+               server, and the codex_hooks feature that enables hooks)
 
 Every other setting is kept. Running it again changes nothing. Before the
 first change a copy of each file is kept beside it (FILE.mnemo-backup);
