@@ -132,3 +132,22 @@ type Directives interface {
 	// DeleteDirective removes a directive, or ENOTFOUND.
 	DeleteDirective(ctx context.Context, bankID, id string) error
 }
+
+// ExportDirective is a directive as exported (export format 4 on).
+type ExportDirective struct {
+	ID        string    `json:"id"`
+	Text      string    `json:"text"`
+	Scopes    []string  `json:"scopes,omitempty"`
+	CreatedAt time.Time `json:"created_at,omitzero"`
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
+}
+
+// ExportedDirective is d as exported.
+func ExportedDirective(d *Directive) *ExportDirective {
+	return &ExportDirective{ID: d.ID, Text: d.Text, Scopes: nilIfEmpty(d.Scopes), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+}
+
+// Directive is the directive x describes, in bank.
+func (x *ExportDirective) Directive(bank string) *Directive {
+	return &Directive{ID: x.ID, BankID: bank, Text: x.Text, Scopes: nilIfEmpty(x.Scopes), CreatedAt: x.CreatedAt, UpdatedAt: x.UpdatedAt}
+}

@@ -17,7 +17,7 @@ import (
 // field added, renamed or removed, a meaning or unit changed. The field
 // names are the json tags of the Export* types below, and a test pins
 // them (docs/export.md is the format's description).
-const ExportVersion = 3
+const ExportVersion = 4
 
 // Record kinds of an export, in the order Exporter.Export emits them.
 // Kinds that later versions add (dreams, runs) take their place
@@ -36,6 +36,11 @@ const (
 	RecordWatermark    = "watermark"
 	RecordSession      = "session"
 	RecordBlock        = "block"
+	// RecordDirective and RecordStanding (version 4 on): the bank's
+	// directives by id, its pinned questions with their latest answers
+	// by id.
+	RecordDirective = "directive"
+	RecordStanding  = "standing"
 	// RecordTrailer ends an export (version 2 on): the number of records
 	// before it, by kind. An import refuses a version-2 file without it,
 	// or whose counts differ from what it read: a file cut short.
@@ -68,6 +73,8 @@ type ExportRecord struct {
 	Watermark    *ExportWatermark    `json:"watermark,omitempty"`
 	Session      *ExportSession      `json:"session,omitempty"`
 	Block        *ExportBlock        `json:"block,omitempty"`
+	Directive    *ExportDirective    `json:"directive,omitempty"`
+	Standing     *ExportStanding     `json:"standing,omitempty"`
 	Trailer      *ExportTrailer      `json:"trailer,omitempty"`
 }
 
@@ -515,7 +522,9 @@ type Exporter interface {
 	// id, with aliases and name embeddings; refs by fact then entity;
 	// co-occurrences; relations by id; links; observations by id;
 	// watermarks by source; sessions by name, with their buffered
-	// messages; stored blocks by name. Queued jobs are not bank state and are not exported.
+	// messages; stored blocks by name; directives by id; pinned
+	// questions by id, with their latest answers. Queued jobs are not
+	// bank state and are not exported.
 	// Empty lists and maps are nil. ENOTFOUND if the bank does not
 	// exist; an error from fn stops the export and is returned.
 	Export(ctx context.Context, bankID string, fn func(*ExportRecord) error) error

@@ -58,7 +58,7 @@ func TestExportRecord_Tags(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the export format's fields changed (bump memory.ExportVersion and update docs/export.md):\ngot\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if memory.ExportVersion != 3 {
+	if memory.ExportVersion != 4 {
 		t.Errorf("ExportVersion = %d: update the pinned tags of the new version here", memory.ExportVersion)
 	}
 }
@@ -209,6 +209,19 @@ const pinnedExportTags = `
 	ExportBlock.LastReadAt last_read_at,omitzero
 	ExportBlock.CreatedAt created_at,omitzero
 	ExportBlock.UpdatedAt updated_at,omitzero
+	ExportRecord.Directive directive,omitempty
+	ExportDirective.ID id
+	ExportDirective.Text text
+	ExportDirective.Scopes scopes,omitempty
+	ExportDirective.CreatedAt created_at,omitzero
+	ExportDirective.UpdatedAt updated_at,omitzero
+	ExportRecord.Standing standing,omitempty
+	ExportStanding.ID id
+	ExportStanding.Question question
+	ExportStanding.CreatedAt created_at,omitzero
+	ExportStanding.Answer answer,omitempty
+	ExportStanding.MemoryIDs memory_ids,omitempty
+	ExportStanding.AnsweredAt answered_at,omitzero
 	ExportRecord.Trailer trailer,omitempty
 	ExportTrailer.Records records
 	ExportTrailer.Counts counts
@@ -223,7 +236,7 @@ func TestReadExportHeader(t *testing.T) {
 	}{
 		{"V2", `{"kind":"header","version":2,"bank":{"id":"a","name":"a","settings":{},"dimension":8}}`, 2, "a", ""},
 		{"V1", `{"type":"bank","version":1,"bank":{"ID":"b","Name":"b","Settings":{},"Dimension":8}}`, 1, "b", ""},
-		{"Newer", `{"kind":"header","version":4,"bank":{"id":"a","name":"a"}}`, 0, "", memory.EINVALID},
+		{"Newer", `{"kind":"header","version":5,"bank":{"id":"a","name":"a"}}`, 0, "", memory.EINVALID},
 		{"NoBank", `{"kind":"header","version":2}`, 0, "", memory.EINVALID},
 		{"NotHeader", `{"kind":"fact","fact":{"id":"f"}}`, 0, "", memory.EINVALID},
 		{"V1Unversioned", `{"type":"bank","bank":{"ID":"b"}}`, 0, "", memory.EINVALID},

@@ -124,3 +124,41 @@ func ValidateStandingAnswer(answer string, memoryIDs []string, at time.Time) err
 	}
 	return nil
 }
+
+// ExportStanding is a pinned question with its latest answer, as
+// exported (export format 4 on).
+type ExportStanding struct {
+	ID         string    `json:"id"`
+	Question   string    `json:"question"`
+	CreatedAt  time.Time `json:"created_at,omitzero"`
+	Answer     string    `json:"answer,omitempty"`
+	MemoryIDs  []string  `json:"memory_ids,omitempty"`
+	AnsweredAt time.Time `json:"answered_at,omitzero"`
+}
+
+// ExportedStanding is q as exported.
+func ExportedStanding(q *StandingQuestion) *ExportStanding {
+	return &ExportStanding{ID: q.ID, Question: q.Question, CreatedAt: q.CreatedAt, Answer: q.Answer, MemoryIDs: nilIfEmpty(q.MemoryIDs), AnsweredAt: q.AnsweredAt}
+}
+
+// StandingQuestion is the pinned question x describes, in bank.
+func (x *ExportStanding) StandingQuestion(bank string) *StandingQuestion {
+	return &StandingQuestion{ID: x.ID, BankID: bank, Question: x.Question, CreatedAt: x.CreatedAt, Answer: x.Answer, MemoryIDs: nilIfEmpty(x.MemoryIDs), AnsweredAt: x.AnsweredAt}
+}
+
+// ValidateExportStanding checks an imported pinned question: the
+// question as PinQuestion would, and an answer, when there is one, as
+// SetStandingAnswer would.
+func ValidateExportStanding(x *ExportStanding) error {
+	q := x.StandingQuestion("")
+	if err := ValidateStandingQuestion(q); err != nil {
+		return err
+	}
+	if x.Answer == "" {
+		if len(x.MemoryIDs) > 0 || !x.AnsweredAt.IsZero() {
+			return Errorf(EINVALID, "standing question %s: evidence or an answer time without an answer", x.ID)
+		}
+		return nil
+	}
+	return ValidateStandingAnswer(x.Answer, x.MemoryIDs, x.AnsweredAt)
+}

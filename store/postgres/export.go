@@ -217,7 +217,13 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 			return err
 		}
 	}
-	return exportBlocks(ctx, tx, bankID, fn)
+	if err := exportBlocks(ctx, tx, bankID, fn); err != nil {
+		return err
+	}
+	if err := exportDirectives(ctx, tx, bankID, fn); err != nil {
+		return err
+	}
+	return exportStanding(ctx, tx, bankID, fn)
 }
 
 // Import implements memory.Importer in one transaction under the bank's
@@ -333,6 +339,8 @@ var importOrder = []struct {
 	{memory.RecordSession, "sessions", []string{"bank_id", "session", "next_seq"}},
 	{"session_messages", "session_messages", []string{"bank_id", "session", "seq", "role", "message_id", "speaker", "text", "at", "received"}},
 	{memory.RecordBlock, "blocks", blockCopyColumns},
+	{memory.RecordDirective, "directives", []string{"bank_id", "id", "text", "scopes", "created_at", "updated_at"}},
+	{memory.RecordStanding, "standing_questions", []string{"bank_id", "id", "question", "created_at", "answer", "memory_ids", "answered_at"}},
 }
 
 // importRow is a record as the values of its importOrder columns.
@@ -402,6 +410,18 @@ func importRow(bank string, rec *memory.ExportRecord, dim *int) ([]any, error) {
 		return []any{bank, rec.Session.Session, rec.Session.NextSeq}, nil
 	case rec.Kind == memory.RecordBlock && rec.Block != nil:
 		return importBlockRow(bank, rec.Block)
+	case rec.Kind == memory.RecordDirective && rec.Directive != nil:
+		d := rec.Directive.Directive(bank)
+		if err := memory.ValidateDirective(d); err != nil {
+			return nil, memory.Errorf(memory.EINVALID, "import: %s", memory.ErrorMessage(err))
+		}
+		return []any{bank, d.ID, d.Text, scopesParam(d.Scopes), ts(d.CreatedAt), ts(d.UpdatedAt)}, nil
+	case rec.Kind == memory.RecordStanding && rec.Standing != nil:
+		x := rec.Standing
+		if err := memory.ValidateExportStanding(x); err != nil {
+			return nil, memory.Errorf(memory.EINVALID, "import: %s", memory.ErrorMessage(err))
+		}
+		return []any{bank, x.ID, x.Question, ts(x.CreatedAt), x.Answer, strs(x.MemoryIDs), ts(x.AnsweredAt)}, nil
 	}
 	return nil, memory.Errorf(memory.EINVALID, "import: a record of kind %q cannot be imported (or is empty)", rec.Kind)
 }

@@ -237,7 +237,13 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 			return err
 		}
 	}
-	return exportBlocks(ctx, tx, bankID, fn)
+	if err := exportBlocks(ctx, tx, bankID, fn); err != nil {
+		return err
+	}
+	if err := exportDirectives(ctx, tx, bankID, fn); err != nil {
+		return err
+	}
+	return exportStanding(ctx, tx, bankID, fn)
 }
 
 // Import implements memory.Importer in one write transaction. Facts enter
@@ -396,6 +402,10 @@ func importRecord(ctx context.Context, tx *sql.Tx, bank string, rec *memory.Expo
 		return bulkInsert(ctx, tx, `INSERT INTO session_messages (bank_id, session, seq, role, message_id, speaker, text, at, received)`, ``, rows)
 	case rec.Kind == memory.RecordBlock && rec.Block != nil:
 		return importBlock(ctx, tx, bank, rec.Block)
+	case rec.Kind == memory.RecordDirective && rec.Directive != nil:
+		return importDirective(ctx, tx, bank, rec.Directive)
+	case rec.Kind == memory.RecordStanding && rec.Standing != nil:
+		return importStanding(ctx, tx, bank, rec.Standing)
 	}
 	return memory.Errorf(memory.EINVALID, "import: a record of kind %q cannot be imported (or is empty)", rec.Kind)
 }

@@ -13,14 +13,14 @@ import (
 
 // The Export group checks memory.Exporter and memory.Importer, optional
 // capabilities: a known bank exports to the golden file byte for byte
-// (testdata/export-v3.jsonl, the format's reference: a renamed field
+// (testdata/export-v4.jsonl, the format's reference: a renamed field
 // fails here), and an export imported into a fresh store exports the
 // same again and answers as the original did.
 
 // ExportGolden is the export of the bank WriteExportBank builds, as JSON
 // lines (mnemo export's encoding): what every store's export must be.
 //
-//go:embed testdata/export-v3.jsonl
+//go:embed testdata/export-v4.jsonl
 var ExportGolden []byte
 
 // exportStore returns the store as an Exporter and Importer, or skips the
@@ -40,9 +40,10 @@ func (e *env) exportStore() (memory.Exporter, memory.Importer) {
 // of a fact, an entity with aliases and a name embedding, a superseded
 // and a reinforced fact, accesses, an observation, a watermark, a
 // session with buffered messages (imported: the store stamps appended
-// messages with its own clock), and a default and a custom block, one of
-// them read. s must implement memory.Importer and
-// memory.ObservationStore.
+// messages with its own clock), a default and a custom block, one of
+// them read, a directive with scopes and one without, and a pinned
+// question answered and one not. s must implement memory.Importer,
+// memory.ObservationStore, memory.Directives and memory.StandingAnswers.
 func WriteExportBank(ctx context.Context, t testing.TB, s memory.Store) {
 	t.Helper()
 	fail := func(what string, err error) {
@@ -111,6 +112,17 @@ func WriteExportBank(ctx context.Context, t testing.TB, s memory.Store) {
 	fail("EditBlock trip_plan", err)
 	_, err = s.ReadBlock(ctx, "x", "trip_plan", hours(7))
 	fail("ReadBlock trip_plan", err)
+
+	ds, ok := s.(memory.Directives)
+	sa, ok2 := s.(memory.StandingAnswers)
+	if !ok || !ok2 {
+		t.Fatalf("WriteExportBank: the store keeps no directives or standing questions")
+	}
+	fail("CreateDirective d1", ds.CreateDirective(ctx, &memory.Directive{ID: "dir_1", BankID: "x", Text: "Answer in British English.", CreatedAt: hours(8), UpdatedAt: hours(8)}))
+	fail("CreateDirective d2", ds.CreateDirective(ctx, &memory.Directive{ID: "dir_2", BankID: "x", Text: "Never push to main on Fridays.", Scopes: []string{"mnemo", "release"}, CreatedAt: hours(8), UpdatedAt: hours(9)}))
+	fail("PinQuestion q1", sa.PinQuestion(ctx, "x", &memory.StandingQuestion{ID: "sq_1", Question: "What does Melanie drink in the morning?", CreatedAt: hours(9)}))
+	fail("PinQuestion q2", sa.PinQuestion(ctx, "x", &memory.StandingQuestion{ID: "sq_2", Question: "Where does Caroline work?", CreatedAt: hours(9)}))
+	fail("SetStandingAnswer q1", sa.SetStandingAnswer(ctx, "x", "sq_1", "Green tea.", []string{"d1-full"}, hours(10)))
 }
 
 // ExportLines exports bank from x as mnemo export writes it: one JSON
@@ -179,7 +191,7 @@ func testExportGolden(e *env) {
 		e.t.Fatalf("Export: %v", err)
 	}
 	if d := FirstDiff(ExportGolden, got); d != "" {
-		e.t.Errorf("export of the golden bank differs from testdata/export-v3.jsonl (a format change bumps memory.ExportVersion; go test ./store/storetest -update rewrites the file): %s", d)
+		e.t.Errorf("export of the golden bank differs from testdata/export-v4.jsonl (a format change bumps memory.ExportVersion; go test ./store/storetest -update rewrites the file): %s", d)
 	}
 }
 

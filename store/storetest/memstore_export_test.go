@@ -18,7 +18,7 @@ var (
 	_ memory.Importer = (*memStore)(nil)
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/export-v3.jsonl from the reference store")
+var update = flag.Bool("update", false, "rewrite testdata/export-v4.jsonl from the reference store")
 
 // Export implements memory.Exporter in the order the contract gives.
 func (s *memStore) Export(_ context.Context, bankID string, fn func(*memory.ExportRecord) error) error {
@@ -110,6 +110,12 @@ func (s *memStore) Export(_ context.Context, bankID string, fn func(*memory.Expo
 	}
 	for _, name := range slices.Sorted(maps.Keys(b.blocks)) {
 		add(memory.RecordBlock, func(r *memory.ExportRecord) { r.Block = memory.ExportedBlock(b.blocks[name]) })
+	}
+	for _, id := range slices.Sorted(maps.Keys(b.directives)) {
+		add(memory.RecordDirective, func(r *memory.ExportRecord) { r.Directive = memory.ExportedDirective(b.directives[id]) })
+	}
+	for _, id := range slices.Sorted(maps.Keys(b.standing)) {
+		add(memory.RecordStanding, func(r *memory.ExportRecord) { r.Standing = memory.ExportedStanding(b.standing[id]) })
 	}
 	for _, r := range recs {
 		if err := fn(r); err != nil {
@@ -240,6 +246,30 @@ func (s *memStore) Import(_ context.Context, bankID string, recs []*memory.Expor
 				b.blocks = map[string]*memory.Block{}
 			}
 			b.blocks[blk.Name] = blk
+		case rec.Kind == memory.RecordDirective && rec.Directive != nil:
+			d := rec.Directive.Directive(bankID)
+			if err := memory.ValidateDirective(d); err != nil {
+				return memory.Errorf(memory.EINVALID, "import: %s", memory.ErrorMessage(err))
+			}
+			if b.directives[d.ID] != nil {
+				return conflict("directive", d.ID)
+			}
+			if b.directives == nil {
+				b.directives = map[string]*memory.Directive{}
+			}
+			b.directives[d.ID] = d
+		case rec.Kind == memory.RecordStanding && rec.Standing != nil:
+			if err := memory.ValidateExportStanding(rec.Standing); err != nil {
+				return memory.Errorf(memory.EINVALID, "import: %s", memory.ErrorMessage(err))
+			}
+			q := rec.Standing.StandingQuestion(bankID)
+			if b.standing[q.ID] != nil {
+				return conflict("standing question", q.ID)
+			}
+			if b.standing == nil {
+				b.standing = map[string]*memory.StandingQuestion{}
+			}
+			b.standing[q.ID] = q
 		default:
 			return memory.Errorf(memory.EINVALID, "import: a record of kind %q cannot be imported (or is empty)", rec.Kind)
 		}
@@ -263,7 +293,7 @@ func sortedBy[V any](m map[string]V, key func(V) string) []V {
 // against it.
 func TestExportGolden_Update(t *testing.T) {
 	if !*update {
-		t.Skip("run with -update to rewrite testdata/export-v3.jsonl")
+		t.Skip("run with -update to rewrite testdata/export-v4.jsonl")
 	}
 	s := newMemStore()
 	WriteExportBank(t.Context(), t, s)
@@ -271,7 +301,7 @@ func TestExportGolden_Update(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile("testdata/export-v3.jsonl", b, 0o644); err != nil {
+	if err := os.WriteFile("testdata/export-v4.jsonl", b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
