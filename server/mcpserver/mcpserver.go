@@ -105,6 +105,7 @@ func New(eng *mnemo.Engine, opts Options) *Server {
 	s.addContext()    // context.go
 	s.addDirectives() // directives.go
 	s.addReflect()    // reflect.go
+	s.addStanding()   // standing.go
 	return s
 }
 

@@ -114,7 +114,7 @@ func TestServer_ListTools(t *testing.T) {
 	for _, tool := range res.Tools {
 		got[tool.Name] = tool
 	}
-	for _, name := range []string{"retain", "remember", "recall", "block_read", "block_write", "forget", "about"} {
+	for _, name := range []string{"retain", "remember", "recall", "block_read", "block_write", "forget", "about", "standing_pin"} {
 		tool := got[name]
 		if tool == nil {
 			t.Errorf("tool %s is not listed (have %v)", name, res.Tools)
