@@ -103,7 +103,7 @@ func openQAAnswers(path string, h QAHeader) (*qaAnswers, error) {
 			return nil, err
 		}
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, memory.Errorf(memory.EINVALID, "open answers file: %v", err)
 	}

@@ -487,13 +487,14 @@ func sha(b []byte) string {
 }
 
 // writeFile replaces path with b atomically (a temporary file renamed
-// over it), keeping the file's mode; its folder is created if needed.
+// over it), keeping the file's mode; a new file is owner-only (0600), and
+// its folder, if missing, is created owner-only too.
 func writeFile(path string, b []byte) error {
-	mode := fs.FileMode(0o644)
+	mode := fs.FileMode(0o600)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")

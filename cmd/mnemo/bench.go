@@ -46,7 +46,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 			defer cleanup()
 			opts := bench.LoCoMoOptions{Progress: g.progress(g.stderr, "locomo"), Consolidate: consolidatePasses}
 			if out != "" {
-				f, err := os.Create(out)
+				f, err := createPrivateFile(out)
 				if err != nil {
 					return memory.Errorf(memory.EINVALID, "create %s: %v", out, pathErr(err))
 				}
@@ -103,7 +103,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 			if cpuProfile != "" {
 				// The recalls are profiled, not the ingest.
 				opts.BeforeRecalls = func() {
-					f, err := os.Create(cpuProfile)
+					f, err := createPrivateFile(cpuProfile)
 					if err != nil {
 						fmt.Fprintln(g.stderr, "cpu profile:", err)
 						return
@@ -195,7 +195,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 }
 
 func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
+	f, err := createPrivateFile(path)
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func (g *globals) startup(cmd *cobra.Command, bank string, seed int64, queries i
 	ctx := cmd.Context()
 	stopProfile := func() {}
 	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
+		f, err := createPrivateFile(cpuProfile)
 		if err != nil {
 			return nil, memory.Errorf(memory.EINVALID, "create %s: %v", cpuProfile, err)
 		}

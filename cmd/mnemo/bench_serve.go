@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"runtime/pprof"
 	"time"
 
@@ -75,7 +74,7 @@ Exits non-zero (6) when any request failed or /metrics could not be read.`,
 			fmt.Fprintf(g.stderr, "bench serve: %d facts in bank %q; %d clients for %s on %s\n", stored, bench.DefaultLoadBank, clients, duration, base)
 			if cpuProfile != "" {
 				// The load is profiled (server and clients), not the preload.
-				f, err := os.Create(cpuProfile)
+				f, err := createPrivateFile(cpuProfile)
 				if err != nil {
 					return err
 				}

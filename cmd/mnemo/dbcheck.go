@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -52,6 +56,7 @@ func checkDB(cmd *cobra.Command, path string) error {
 	case fi.IsDir():
 		return usagef("--db %s is a directory, not a database file", path)
 	}
+	warnExposed(cmd.ErrOrStderr(), path, fi)
 	if fi.Size() > 0 {
 		f, err := os.Open(path)
 		if err != nil {
@@ -68,6 +73,39 @@ func checkDB(cmd *cobra.Command, path string) error {
 		return usagef("--db %s is read-only: this command writes to it (make it writable, or copy it)", path)
 	}
 	return nil
+}
+
+// exposedOnce makes warnExposed speak once per process.
+var exposedOnce sync.Once
+
+// warnExposed warns once, on stderr (never on a --json stdout), when the
+// database at path (fi) can be read by other users than its owner — a
+// file made before mnemo created its files owner-only, or copied with
+// another umask — and says the chmod that fixes it. A memory bank is as
+// private as a mailbox: mnemo itself creates the folder 0700 and every
+// file 0600 (store/sqlite.Open), as ssh and gpg do.
+func warnExposed(w io.Writer, path string, fi fs.FileInfo) {
+	if fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	exposedOnce.Do(func() {
+		fix := "chmod 600 " + shellArg(path)
+		if di, err := os.Stat(filepath.Dir(path)); err == nil && di.Mode().Perm()&0o077 != 0 {
+			fix += " && chmod 700 " + shellArg(filepath.Dir(path))
+		}
+		fmt.Fprintf(w, "mnemo: warning: %s can be read by other users (mode %04o): its memories are not private; run: %s\n", path, fi.Mode().Perm(), fix)
+	})
+}
+
+// shellArg quotes s for a POSIX shell unless it needs none.
+func shellArg(s string) string {
+	for _, r := range s {
+		if !(r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ':' || r == '@' || r == ',' || r == '=' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
 }
 
 // writable reports whether this process may write the file at path: it
@@ -90,4 +128,11 @@ func pathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// createPrivateFile creates (or truncates) the file at path for writing,
+// owner-only (0600) when it is new: whatever mnemo writes may quote what
+// it remembers.
+func createPrivateFile(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 }

@@ -82,7 +82,7 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, 0o644)
+		err = os.Chmod(tmp, 0o600) // an export is the bank: owner-only
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)

@@ -110,10 +110,10 @@ func logHookFailure(path string, args []string, err error) {
 		}
 		path = filepath.Join(dir, "mnemo", "hooks.log")
 	}
-	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return
 	}
-	f, ferr := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, ferr := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if ferr != nil {
 		return
 	}

@@ -200,7 +200,7 @@ func importJSON(rep *mnemo.ImportReport, problems []importer.Problem) wire.Impor
 // startCPUProfile starts a CPU profile written to path and returns the
 // function that stops it and closes the file.
 func startCPUProfile(path string) (func(), error) {
-	f, err := os.Create(path)
+	f, err := createPrivateFile(path)
 	if err != nil {
 		return nil, memory.Errorf(memory.EINVALID, "cpu profile: %v", pathErr(err))
 	}

@@ -21,6 +21,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	mrand "math/rand/v2"
 	"net/url"
 	"os"
@@ -171,13 +172,33 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return nil, err
 }
 
+// createPrivate creates the database file at path owner-only (0600)
+// unless it exists. SQLite gives the -wal and -shm files it makes the
+// database file's mode, so they are owner-only too; an empty file is an
+// empty database. An existing file keeps its mode (the CLI warns when
+// others may read it).
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return f.Close()
+}
+
 func openWritable(ctx context.Context, path string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if _, err := os.Stat(dir); err != nil {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
+			// Owner-only, as ssh and gpg keep theirs: a bank is private.
+			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, fmt.Errorf("create database directory: %w", err)
 			}
 		}
+	}
+	if err := createPrivate(path); err != nil {
+		return nil, err
 	}
 	// The writer gets a 64 MiB page cache (writerCacheKiB); readers, which
 	// the in-process index spares most page reads, readerCacheKiB each.
