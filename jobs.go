@@ -26,12 +26,21 @@ const (
 	// DefaultJobBackoff is how long a job waits after its first temporary
 	// failure; each further one doubles it.
 	DefaultJobBackoff = 5 * time.Second
-	// DefaultJobLease is how long a claimed job may run before another
-	// worker (in this process or another) takes it for abandoned — its
-	// worker died — and queues it again. A job that really runs longer is
-	// run twice, which retain's content-hash dedup makes harmless.
-	DefaultJobLease = 10 * time.Minute
+	// DefaultJobLease is how long a claim on a job lasts without a
+	// heartbeat. The worker running a job renews its claim every quarter
+	// lease (memory.JobQueue.RenewJob), however long the job runs (a
+	// nightly consolidation of a big bank); a worker that died stops
+	// renewing, and its job is queued again for another worker (in this
+	// process or another) once the lease has run out. A live worker that
+	// cannot renew in time (the database unreachable for most of a lease)
+	// stops the job rather than let it run twice.
+	DefaultJobLease = 2 * time.Minute
 )
+
+// errLeaseLost ends a job's context when its worker lost the claim: the
+// lease ran out (or could not be renewed in time) and the job may be
+// another worker's now.
+var errLeaseLost = errors.New("the job's lease was lost")
 
 // jobRunner runs queued jobs (retain --async): a background loop every
 // poll interval (background.go), and Engine.RunJobs on demand. The work
@@ -50,7 +59,11 @@ func newJobRunner(e *Engine, cfg Config) *jobRunner {
 	if poll == 0 {
 		poll = DefaultJobPoll
 	}
-	return &jobRunner{e: e, poll: poll, attempts: DefaultJobAttempts, backoff: DefaultJobBackoff, lease: DefaultJobLease, wake: make(chan struct{}, 1)}
+	lease := cfg.JobLease
+	if lease <= 0 {
+		lease = DefaultJobLease
+	}
+	return &jobRunner{e: e, poll: poll, attempts: DefaultJobAttempts, backoff: DefaultJobBackoff, lease: lease, wake: make(chan struct{}, 1)}
 }
 
 // RetainAsync queues a retain and returns the queued job at once; the
@@ -137,8 +150,8 @@ func (e *Engine) Jobs(ctx context.Context, bank string, limit int) ([]*memory.Jo
 // RunJobs runs every due job of every bank, one after the other, and
 // returns how many it ran (whatever their outcome): what `mnemo jobs run`
 // does, and what the background worker does every Config.JobPoll. Jobs
-// left running by a worker that died (claimed more than DefaultJobLease
-// ago) are queued again first. A job that failed for a temporary reason
+// left running by a worker that died (no heartbeat for a lease,
+// Config.JobLease) are queued again first. A job that failed for a temporary reason
 // and waits out its backoff is not due: it is left for a later call. It
 // stops early when ctx ends; the job it interrupted is queued again.
 func (e *Engine) RunJobs(ctx context.Context) (int, error) {
@@ -169,10 +182,20 @@ func (r *jobRunner) run(ctx context.Context) (int, error) {
 	return ran, ctx.Err()
 }
 
-// runJob runs one claimed job and records its end. Only a failure to
-// record it is returned; the job's own failure is recorded in it.
+// runJob runs one claimed job, renewing its claim while it runs
+// (heartbeat), and records its end. Only a failure to record it is
+// returned; the job's own failure is recorded in it. A job whose claim
+// was lost is stopped and left to the worker that holds it now.
 func (r *jobRunner) runJob(ctx context.Context, j *memory.Job) error {
-	res, err := r.e.execute(ctx, j)
+	jctx, cancel := context.WithCancelCause(ctx)
+	beating := r.heartbeat(jctx, j, cancel)
+	res, err := r.e.execute(jctx, j)
+	cancel(nil)
+	<-beating
+	if errors.Is(context.Cause(jctx), errLeaseLost) && ctx.Err() == nil {
+		r.e.log.Warn("job stopped: its lease was lost, another worker may run it", "bank", j.BankID, "job", j.ID, "attempt", j.Attempts)
+		return nil
+	}
 	now := r.e.now().UTC().Truncate(time.Microsecond)
 	j.UpdatedAt, j.Result, j.Error = now, nil, ""
 	switch {
@@ -192,12 +215,59 @@ func (r *jobRunner) runJob(ctx context.Context, j *memory.Job) error {
 	}
 	// Record the end even when ctx ended: the job must not stay running.
 	if err := r.e.store.FinishJob(context.WithoutCancel(ctx), j); err != nil {
+		if memory.ErrorCode(err) == memory.ECONFLICT {
+			// The lease ran out between the last heartbeat and the end:
+			// the job is another worker's now, and its end is theirs.
+			r.e.log.Warn("job finished after its lease was lost: its end is not recorded", "bank", j.BankID, "job", j.ID, "err", err)
+			return nil
+		}
 		return err
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return nil
+}
+
+// heartbeat renews j's claim every quarter lease until ctx ends, and
+// returns a channel closed when it has stopped. If the claim is lost
+// (ECONFLICT, ENOTFOUND) — or cannot be renewed before the lease runs
+// out, so that another worker may take the job — it cancels the job
+// with errLeaseLost: a job never runs on under a claim it does not hold.
+func (r *jobRunner) heartbeat(ctx context.Context, j *memory.Job, cancel context.CancelCauseFunc) <-chan struct{} {
+	done := make(chan struct{})
+	every := r.lease / 4
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		last := time.Now() // the claim was made just before
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			err := r.e.store.RenewJob(ctx, j, r.e.now())
+			switch {
+			case err == nil:
+				last = time.Now()
+				continue
+			case ctx.Err() != nil:
+				return
+			case memory.ErrorCode(err) == memory.ECONFLICT || memory.ErrorCode(err) == memory.ENOTFOUND:
+				cancel(errLeaseLost)
+				return
+			}
+			r.e.log.Warn("job heartbeat failed", "bank", j.BankID, "job", j.ID, "err", err)
+			if time.Since(last) > r.lease-every {
+				// The next tick would come after the lease ran out.
+				cancel(errLeaseLost)
+				return
+			}
+		}
+	}()
+	return done
 }
 
 // jobError is the message a failed job keeps: an *memory.Error's message,

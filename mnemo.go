@@ -74,6 +74,12 @@ type Config struct {
 	// (retain --async); 0 means DefaultJobPoll, negative runs no worker
 	// (jobs then run only through Engine.RunJobs).
 	JobPoll time.Duration
+	// JobLease is how long a worker's claim on a job lasts without a
+	// heartbeat: the worker renews it every JobLease/4 while the job
+	// runs, and a job whose lease ran out (its worker died) is queued
+	// again for another. 0 means DefaultJobLease. Every process sharing
+	// a database should use the same lease.
+	JobLease time.Duration
 	// SessionUserMessages is how many buffered user messages make a
 	// streaming session extract (seed 001: 10); 0 means the default,
 	// negative disables the count trigger.

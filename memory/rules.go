@@ -269,3 +269,12 @@ func OrderByIDs[T any](ids []string, byID map[string]T) []T {
 	}
 	return out
 }
+
+// LostClaim is the ECONFLICT of a job update made under j's claim (its
+// Attempts) when the stored job is status with attempts: it is no longer
+// running under that claim — its lease ran out and it was requeued, and
+// maybe claimed again by another worker, or it ended.
+func LostClaim(j *Job, status JobStatus, attempts int) error {
+	return Errorf(ECONFLICT, "job %s lost its claim (attempt %d): it is %s at attempt %d now — its lease ran out and another worker may run it",
+		j.ID, j.Attempts, status, attempts)
+}

@@ -173,8 +173,18 @@ type JobQueue interface {
 	// FinishJob records a claimed job's end: its Status (done, failed or
 	// queued again), Result, Error and UpdatedAt. A job done drops its
 	// Payload: what it retained lives on as memory, which forget can
-	// remove, not as a copy in the queue.
+	// remove, not as a copy in the queue. The claim is j's Attempts: a
+	// job no longer running under it (requeued when its lease ran out,
+	// and maybe claimed by another worker since) is ECONFLICT and left
+	// as it is — one claim's end never overwrites another's; an unknown
+	// job is ENOTFOUND.
 	FinishJob(ctx context.Context, j *Job) error
+	// RenewJob is a claimed job's heartbeat: it sets the job's UpdatedAt
+	// (the start of its lease, which RequeueJobs reads) to at, in j too,
+	// while the job is still running under j's claim (Attempts). A job
+	// no longer running under that claim is ECONFLICT, and its holder
+	// must stop; an unknown job is ENOTFOUND.
+	RenewJob(ctx context.Context, j *Job, at time.Time) error
 	// Job returns one job, or ENOTFOUND.
 	Job(ctx context.Context, bankID, id string) (*Job, error)
 	// Jobs lists a bank's jobs, newest first, at most limit (0: all).

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/consolidate"
@@ -188,6 +189,15 @@ func (g *globals) configure(ctx context.Context, cfg *mnemo.Config) error {
 	}
 	if db != "" && !g.root.PersistentFlags().Changed("db") && os.Getenv("MNEMO_DB") == "" {
 		g.db = db
+	}
+	if v := os.Getenv("MNEMO_JOB_LEASE"); v != "" {
+		// How long a job's claim lasts without a heartbeat (jobs.go);
+		// every process sharing the database should use the same.
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return usagef("MNEMO_JOB_LEASE=%q: want a positive duration such as 2m", v)
+		}
+		cfg.JobLease = d
 	}
 	return g.prov.apply(ctx, cfg)
 }

@@ -100,15 +100,47 @@ func (s *Store) FinishJob(ctx context.Context, j *memory.Job) error {
 		return err
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET status = $3, payload = CASE WHEN $3 = 'done' THEN ''::bytea ELSE payload END,
-		result = $4, error = $5, updated_at = $6 WHERE bank_id = $1 AND id = $2`,
-		j.BankID, j.ID, string(j.Status), j.Result, j.Error, ts(j.UpdatedAt))
+		result = $4, error = $5, updated_at = $6 WHERE bank_id = $1 AND id = $2 AND status = 'running' AND attempts = $7`,
+		j.BankID, j.ID, string(j.Status), j.Result, j.Error, ts(j.UpdatedAt), j.Attempts)
 	if err != nil {
 		return fmt.Errorf("finish job %s: %w", j.ID, err)
 	}
-	if tag.RowsAffected() == 0 {
+	return s.claimHeld(ctx, tag.RowsAffected(), j)
+}
+
+// RenewJob implements memory.Store: one conditional update, the claim
+// checked by the database.
+func (s *Store) RenewJob(ctx context.Context, j *memory.Job, at time.Time) error {
+	at = memory.StoreTime(at)
+	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET updated_at = $3 WHERE bank_id = $1 AND id = $2 AND status = 'running' AND attempts = $4`,
+		j.BankID, j.ID, at, j.Attempts)
+	if err != nil {
+		return fmt.Errorf("renew job %s: %w", j.ID, err)
+	}
+	if err := s.claimHeld(ctx, tag.RowsAffected(), j); err != nil {
+		return err
+	}
+	j.UpdatedAt = at
+	return nil
+}
+
+// claimHeld turns an update of job j under its claim that changed no row
+// (rows 0) into why: ENOTFOUND if there is no such job, else ECONFLICT
+// (the claim was lost).
+func (s *Store) claimHeld(ctx context.Context, rows int64, j *memory.Job) error {
+	if rows > 0 {
+		return nil
+	}
+	var status string
+	var attempts int
+	err := s.pool.QueryRow(ctx, `SELECT status, attempts FROM jobs WHERE bank_id = $1 AND id = $2`, j.BankID, j.ID).Scan(&status, &attempts)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return memory.Errorf(memory.ENOTFOUND, "job %s not found in bank %q", j.ID, j.BankID)
 	}
-	return nil
+	if err != nil {
+		return err
+	}
+	return memory.LostClaim(j, memory.JobStatus(status), attempts)
 }
 
 // Job implements memory.Store.

@@ -123,16 +123,50 @@ func (s *Store) FinishJob(ctx context.Context, j *memory.Job) error {
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `UPDATE jobs SET status = ?1, payload = CASE WHEN ?1 = 'done' THEN x'' ELSE payload END,
-			result = ?2, error = ?3, updated_at = ?4 WHERE bank_id = ?5 AND id = ?6`,
-			string(j.Status), j.Result, j.Error, j.UpdatedAt.UnixMicro(), j.BankID, j.ID)
+			result = ?2, error = ?3, updated_at = ?4 WHERE bank_id = ?5 AND id = ?6 AND status = 'running' AND attempts = ?7`,
+			string(j.Status), j.Result, j.Error, j.UpdatedAt.UnixMicro(), j.BankID, j.ID, j.Attempts)
 		if err != nil {
 			return fmt.Errorf("finish job %s: %w", j.ID, err)
 		}
-		if n, _ := r.RowsAffected(); n == 0 {
-			return memory.Errorf(memory.ENOTFOUND, "job %s not found in bank %q", j.ID, j.BankID)
-		}
-		return nil
+		return claimHeld(ctx, tx, r, j)
 	})
+}
+
+// RenewJob implements memory.Store: one conditional update, the claim
+// checked by the database.
+func (s *Store) RenewJob(ctx context.Context, j *memory.Job, at time.Time) error {
+	at = memory.StoreTime(at)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE jobs SET updated_at = ? WHERE bank_id = ? AND id = ? AND status = 'running' AND attempts = ?`,
+			at.UnixMicro(), j.BankID, j.ID, j.Attempts)
+		if err != nil {
+			return fmt.Errorf("renew job %s: %w", j.ID, err)
+		}
+		return claimHeld(ctx, tx, r, j)
+	})
+	if err == nil {
+		j.UpdatedAt = at
+	}
+	return err
+}
+
+// claimHeld turns an update of job j under its claim that changed no row
+// into why: ENOTFOUND if there is no such job, else ECONFLICT (the claim
+// was lost).
+func claimHeld(ctx context.Context, tx *sql.Tx, r sql.Result, j *memory.Job) error {
+	if n, err := r.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	var status string
+	var attempts int
+	err := tx.QueryRowContext(ctx, `SELECT status, attempts FROM jobs WHERE bank_id = ? AND id = ?`, j.BankID, j.ID).Scan(&status, &attempts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.Errorf(memory.ENOTFOUND, "job %s not found in bank %q", j.ID, j.BankID)
+	}
+	if err != nil {
+		return err
+	}
+	return memory.LostClaim(j, memory.JobStatus(status), attempts)
 }
 
 // Job implements memory.Store.

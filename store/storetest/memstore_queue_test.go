@@ -104,6 +104,9 @@ func (s *memStore) FinishJob(_ context.Context, j *memory.Job) error {
 	if !ok {
 		return memory.Errorf(memory.ENOTFOUND, "job %s not found", j.ID)
 	}
+	if old.Status != memory.JobRunning || old.Attempts != j.Attempts {
+		return memory.LostClaim(j, old.Status, old.Attempts)
+	}
 	if j.UpdatedAt.IsZero() {
 		j.UpdatedAt = time.Now().UTC().Truncate(time.Microsecond)
 	}
@@ -113,6 +116,27 @@ func (s *memStore) FinishJob(_ context.Context, j *memory.Job) error {
 		c.Payload = nil
 	}
 	b.jobs[j.ID] = c
+	return nil
+}
+
+func (s *memStore) RenewJob(_ context.Context, j *memory.Job, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := s.get(j.BankID)
+	if err != nil {
+		return err
+	}
+	old, ok := b.jobs[j.ID]
+	if !ok {
+		return memory.Errorf(memory.ENOTFOUND, "job %s not found", j.ID)
+	}
+	if old.Status != memory.JobRunning || old.Attempts != j.Attempts {
+		return memory.LostClaim(j, old.Status, old.Attempts)
+	}
+	c := cloneJob(old)
+	c.UpdatedAt = memory.StoreTime(at)
+	b.jobs[j.ID] = c
+	j.UpdatedAt = c.UpdatedAt
 	return nil
 }
 

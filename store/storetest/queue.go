@@ -19,7 +19,11 @@ import (
 //     UpdatedAt = the claim time; two callers never get the same job.
 //     FinishJob sets Status, Result, Error and UpdatedAt and keeps
 //     Attempts. RequeueJobs(staleBefore) requeues only running jobs
-//     claimed before staleBefore. Jobs lists newest first.
+//     claimed (or renewed) before staleBefore. Jobs lists newest first.
+//   - A claim is fenced by its Attempts: RenewJob (the holder's
+//     heartbeat) moves UpdatedAt only while the job runs under that
+//     claim, and FinishJob ends it only then; a claim lost to a requeue
+//     (and maybe a new claim) is ECONFLICT and changes nothing.
 //   - AppendSession numbers a session's messages 1, 2, … and never reuses
 //     a seq, even after the buffer drained; with no messages it only
 //     reports the state. LastAt is the arrival time of the newest
@@ -266,6 +270,51 @@ func testJobsRequeue(e *env) {
 	if n, err := e.s.RequeueJobs(e.ctx, hours(5)); err != nil || n != 0 {
 		e.t.Errorf("RequeueJobs again: got %d, %v; want 0", n, err)
 	}
+}
+
+// A holder's heartbeat keeps its job from being requeued; a claim lost
+// to a requeue can neither renew nor finish the job, whoever holds it
+// now.
+func testJobsRenew(e *env) {
+	e.newBank("b")
+	e.enqueue(testJob("b", "long", hours(0)))
+	j := e.claim(hours(1))
+	if err := e.s.RenewJob(e.ctx, j, hours(6)); err != nil {
+		e.t.Fatalf("RenewJob: %v", err)
+	}
+	if !j.UpdatedAt.Equal(hours(6)) {
+		e.t.Errorf("RenewJob left the caller's UpdatedAt at %v, want %v", j.UpdatedAt, hours(6))
+	}
+	if n, err := e.s.RequeueJobs(e.ctx, hours(5)); err != nil || n != 0 {
+		e.t.Fatalf("RequeueJobs(before hour 5) of a job renewed at hour 6: got %d, %v; want 0", n, err)
+	}
+	if got := e.job("b", "long"); got.Status != memory.JobRunning || !got.UpdatedAt.Equal(hours(6)) || got.Attempts != 1 {
+		e.t.Errorf("renewed job: %+v", got)
+	}
+	// The holder stalls: the lease runs out, another worker claims it.
+	if n, err := e.s.RequeueJobs(e.ctx, hours(7)); err != nil || n != 1 {
+		e.t.Fatalf("RequeueJobs(before hour 7): got %d, %v; want 1", n, err)
+	}
+	stale := *j
+	wantCode(e.t, "RenewJob(claim requeued)", e.s.RenewJob(e.ctx, &stale, hours(8)), memory.ECONFLICT)
+	now := e.claim(hours(8))
+	if now.Attempts != 2 {
+		e.t.Fatalf("second claim: %d attempts, want 2", now.Attempts)
+	}
+	wantCode(e.t, "RenewJob(claim taken by another)", e.s.RenewJob(e.ctx, &stale, hours(9)), memory.ECONFLICT)
+	stale.Status, stale.Result, stale.UpdatedAt = memory.JobDone, []byte(`{"old":true}`), hours(9)
+	wantCode(e.t, "FinishJob(claim taken by another)", e.s.FinishJob(e.ctx, &stale), memory.ECONFLICT)
+	if got := e.job("b", "long"); got.Status != memory.JobRunning || got.Attempts != 2 || len(got.Result) != 0 || !got.UpdatedAt.Equal(hours(8)) {
+		e.t.Errorf("the lost claim changed the job: %+v", got)
+	}
+	// The live holder finishes; after that no claim renews or finishes it.
+	now.Status, now.UpdatedAt = memory.JobDone, hours(10)
+	if err := e.s.FinishJob(e.ctx, now); err != nil {
+		e.t.Fatalf("FinishJob(current claim): %v", err)
+	}
+	wantCode(e.t, "RenewJob(job done)", e.s.RenewJob(e.ctx, now, hours(11)), memory.ECONFLICT)
+	wantCode(e.t, "FinishJob(job done)", e.s.FinishJob(e.ctx, now), memory.ECONFLICT)
+	wantCode(e.t, "RenewJob(unknown job)", e.s.RenewJob(e.ctx, &memory.Job{ID: "nope", BankID: "b", Attempts: 1}, hours(11)), memory.ENOTFOUND)
 }
 
 // A deleted bank takes its jobs with it; banks never see each other's.

@@ -136,6 +136,7 @@ var suite = []struct {
 		{"Finish", testJobsFinish},
 		{"ClaimConcurrent", testJobsClaimConcurrent},
 		{"Requeue", testJobsRequeue},
+		{"Renew", testJobsRenew},
 		{"Isolation", testJobsIsolation},
 	}},
 	{"Sessions", []testCase{
