@@ -3,6 +3,8 @@ package memory
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -204,6 +206,29 @@ type Relation struct {
 	ValidTo    time.Time
 	CreatedAt  time.Time
 	ExpiredAt  time.Time
+}
+
+// RelationClose records that edge ClosedID was closed at At because the
+// edge ByID replaced it (retain's supersession: "lives in Paris" closed
+// by "lives in Lyon"). Both edges are in the same batch's Relations or
+// stored already.
+type RelationClose struct {
+	ClosedID string
+	ByID     string
+	At       time.Time
+}
+
+// ErrRelationClosed is in the chain of the ECONFLICT a write fails with
+// when it closes an edge that another writer closed since it was read:
+// two writers superseding one edge at the same time. Nothing of the
+// batch is written; resolving the item again (against the edge that
+// replaced it) and writing it once more is the remedy, which retain does.
+var ErrRelationClosed = errors.New("relation closed by another writer")
+
+// RelationClosedMeanwhile is the error of a batch that closes edge id,
+// closed by another writer since the batch read it.
+func RelationClosedMeanwhile(id string) error {
+	return fmt.Errorf("%w (%w)", Errorf(ECONFLICT, "relation %s was closed by another writer while this item was resolved; resolve it again", id), ErrRelationClosed)
 }
 
 // LinkKind is the kind of an edge between two facts.

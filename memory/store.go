@@ -227,7 +227,16 @@ type WriteBatch struct {
 	// Cooccurrences counts entity pairs mentioned together; A < B.
 	Cooccurrences []Cooccurrence
 	Links         []Link
-	Relations     []*Relation
+	// Relations are upserted whole: new edges, edges that gain support,
+	// and edges closed (ValidTo and ExpiredAt set).
+	Relations []*Relation
+	// RelationCloses names the edges of Relations that this batch closes
+	// because a newer edge replaces them. The store records each close
+	// under a constraint the database enforces: an edge is closed once,
+	// so a batch that closes an edge another writer closed since it was
+	// read fails whole with ErrRelationClosed (ECONFLICT), and the caller
+	// resolves the item again against the edge that replaced it.
+	RelationCloses []RelationClose
 	// Reinforce adds one to reinforcement_count of these existing facts.
 	Reinforce []string
 	// Supersede marks existing facts superseded by new ones.

@@ -51,6 +51,12 @@ type resolution struct {
 	duplicateOf map[string]string
 	// neighbours are existing facts similar to a new one, with the cosine.
 	neighbours map[string][]memory.Hit
+	// current are the current edges read with the conflict candidates,
+	// by (subject, predicate): relations closes the edges as the judge
+	// saw them, so that a writer that lost the race for one (closed by
+	// another since) fails on the store's close constraint instead of
+	// adding a second current edge.
+	current map[[2]string][]*memory.Relation
 }
 
 // resolveEntities maps every extracted entity's name to an entity id: the
@@ -168,6 +174,7 @@ func (r *resolution) relationEnd(xf *extract.Fact, name string) string {
 // extracted facts.
 func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact, r *resolution, oldDoc string, now time.Time) ([]extract.Fact, error) {
 	r.superseded, r.neighbours, r.duplicateOf = map[string][]string{}, map[string][]memory.Hit{}, map[string]string{}
+	r.current = map[[2]string][]*memory.Relation{}
 	k := p.ConflictCandidates
 	if k <= 0 {
 		k = DefaultConflictCandidates
@@ -199,9 +206,14 @@ func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, x
 			if !ok {
 				continue
 			}
-			cur, err := p.Store.Relations(ctx, b.BankID, memory.RelationQuery{SubjectID: s, Predicate: rel.Predicate, Current: true})
-			if err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
-				return nil, fmt.Errorf("conflict candidates: %w", err)
+			key := [2]string{s, rel.Predicate}
+			cur, seen := r.current[key]
+			if !seen {
+				cur, err = p.Store.Relations(ctx, b.BankID, memory.RelationQuery{SubjectID: s, Predicate: rel.Predicate, Current: true})
+				if err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
+					return nil, fmt.Errorf("conflict candidates: %w", err)
+				}
+				r.current[key] = cur
 			}
 			for _, c := range cur {
 				ids = append(ids, c.FactIDs...)
@@ -313,7 +325,11 @@ func lastsAsLong(a, b *memory.Fact) bool {
 // same subject and predicate but another object is closed (valid_to = the
 // new edge's start, expired_at = now) when one of its supporting facts is
 // superseded by the fact stating the new edge, and its subject is marked
-// contradicted: "I love Nike shoes" → "these Hokas are incredible".
+// contradicted: "I love Nike shoes" → "these Hokas are incredible". Each
+// close is also listed in the batch's RelationCloses, which the store
+// holds to "closed once": a writer that closes an edge another writer
+// closed since this one read it fails with memory.ErrRelationClosed, and
+// RetainWith resolves the item again.
 func (p *Pipeline) relations(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact, r *resolution, now time.Time) error {
 	byID := map[string]*memory.Relation{}
 	var order []string
@@ -331,6 +347,11 @@ func (p *Pipeline) relations(ctx context.Context, b *memory.WriteBatch, xfs []ex
 			key := [2]string{s, x.Predicate}
 			cur, ok := current[key]
 			if !ok {
+				if cur, ok = r.current[key]; ok { // as the judge saw them
+					current[key] = cur
+				}
+			}
+			if !ok {
 				got, err := p.Store.Relations(ctx, b.BankID, memory.RelationQuery{SubjectID: s, Predicate: x.Predicate, Current: true})
 				if err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
 					return fmt.Errorf("relations: %w", err)
@@ -343,6 +364,7 @@ func (p *Pipeline) relations(ctx context.Context, b *memory.WriteBatch, xfs []ex
 				start = f.EventTime()
 			}
 			var same *memory.Relation
+			var closed []string
 			for _, c := range cur {
 				if c2, ok := byID[c.ID]; ok {
 					c = c2
@@ -358,9 +380,17 @@ func (p *Pipeline) relations(ctx context.Context, b *memory.WriteBatch, xfs []ex
 					cl := *c
 					cl.ValidTo, cl.ExpiredAt = start, now
 					put(&cl)
+					closed = append(closed, c.ID)
 					if !slices.Contains(b.Contradicted, s) {
 						b.Contradicted = append(b.Contradicted, s)
 					}
+				}
+			}
+			// The edges closed are closed by the edge this fact states:
+			// the store lets each be closed once (RelationCloses).
+			closeBy := func(by string) {
+				for _, c := range closed {
+					b.RelationCloses = append(b.RelationCloses, memory.RelationClose{ClosedID: c, ByID: by, At: now})
 				}
 			}
 			if same != nil {
@@ -368,6 +398,7 @@ func (p *Pipeline) relations(ctx context.Context, b *memory.WriteBatch, xfs []ex
 				u.FactIDs = uniq(append(slices.Clone(same.FactIDs), f.ID))
 				u.Confidence = max(u.Confidence, x.Confidence)
 				put(&u)
+				closeBy(u.ID)
 				continue
 			}
 			rel := &memory.Relation{
@@ -376,6 +407,7 @@ func (p *Pipeline) relations(ctx context.Context, b *memory.WriteBatch, xfs []ex
 				FactIDs: []string{f.ID}, ValidFrom: start, CreatedAt: now,
 			}
 			put(rel)
+			closeBy(rel.ID)
 			current[key] = append(current[key], rel)
 		}
 	}

@@ -14,7 +14,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
@@ -128,20 +130,40 @@ func (a Along) empty() bool { return a.Watermark == nil && a.DrainSession == nil
 // bad input (EINVALID, "nothing to remember" among it), a provider, the
 // store — writes nothing, along included; the caller decides what then
 // (MarkAlong records a skip).
+//
+// Another writer may supersede an edge this item supersedes between the
+// item's resolution and its write: the store refuses the second close
+// (memory.ErrRelationClosed), and the item is resolved again, against
+// the edge that replaced it, up to MaxResolveAttempts times.
 func (p *Pipeline) RetainWith(ctx context.Context, req memory.RetainRequest, along Along) (*memory.RetainResult, error) {
-	d, dup, err := p.prepare(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if dup != nil {
-		return dup, p.MarkAlong(ctx, req.BankID, along)
+	var d *draft
+	var res *memory.WriteResult
+	for attempt := 1; ; attempt++ {
+		var dup *memory.RetainResult
+		var err error
+		d, dup, err = p.prepare(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if dup != nil {
+			return dup, p.MarkAlong(ctx, req.BankID, along)
+		}
+		d.batch.Watermark, d.batch.DrainSession = along.Watermark, along.DrainSession
+		res, err = p.Store.Write(ctx, d.batch)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, memory.ErrRelationClosed) || attempt == MaxResolveAttempts {
+			return nil, err
+		}
+		// Writers racing for one edge: a random pause spreads them out.
+		select {
+		case <-time.After(time.Duration(rand.Int64N(int64(attempt) * int64(10*time.Millisecond)))):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	b := d.batch
-	b.Watermark, b.DrainSession = along.Watermark, along.DrainSession
-	res, err := p.Store.Write(ctx, b)
-	if err != nil {
-		return nil, err
-	}
 	if res.Duplicate {
 		// Stored by someone else since Prepare looked: the batch applied
 		// nothing, along included.
@@ -268,8 +290,22 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 			progress(i + 1)
 		}
 	})
+	// An item that lost a race for an edge (another writer closed it
+	// since the item was resolved) is resolved and written again, alone.
+	for i, err := range errs {
+		if errors.Is(err, memory.ErrRelationClosed) && ctx.Err() == nil {
+			results[i], errs[i] = p.Retain(ctx, reqs[i])
+		}
+	}
 	return results, errs
 }
+
+// MaxResolveAttempts is how many times RetainWith resolves and writes an
+// item whose write lost a race for an edge (memory.ErrRelationClosed)
+// before it gives up with that error: enough for ten writers updating one
+// edge at once, each attempt after a random pause of up to 10 ms times
+// the attempts so far.
+const MaxResolveAttempts = 10
 
 // writeGroup writes a group of prepared batches, in one commit when the
 // store is a memory.BulkWriter, and records each one's result or error

@@ -673,6 +673,22 @@ func queueGraph(b *pgx.Batch, w *memory.WriteBatch, p *bankTotals) error {
 			bank, r.ID, r.SubjectID, r.Predicate, r.ObjectID, r.Confidence, strs(r.FactIDs),
 			ts(r.ValidFrom), ts(r.ValidTo), r.CreatedAt.UTC().Truncate(time.Microsecond), ts(r.ExpiredAt))
 	}
+	// Each close takes the edge's row in relation_closes: its primary key
+	// lets an edge be closed once, whoever closes it (migration 028); a
+	// concurrent writer's uncommitted close makes this insert wait for
+	// its end.
+	for _, c := range w.RelationCloses {
+		onResult(b.Queue(`INSERT INTO relation_closes (bank_id, closed_id, by_id, closed_at) VALUES ($1, $2, $3, $4)`,
+			bank, c.ClosedID, c.ByID, ts(c.At)), func(err error) error {
+			switch {
+			case isCode(err, "23505"):
+				return memory.RelationClosedMeanwhile(c.ClosedID)
+			case isCode(err, "23503"):
+				return memory.Errorf(memory.EINVALID, "relation close %s by %s: no such relation", c.ClosedID, c.ByID)
+			}
+			return fmt.Errorf("relation close %s: %w", c.ClosedID, err)
+		}, nil)
+	}
 	return nil
 }
 

@@ -710,6 +710,20 @@ func writeGraph(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) error {
 			return fmt.Errorf("relation %s: %w", r.ID, err)
 		}
 	}
+	// Each close takes the edge's row in relation_closes: its primary key
+	// lets an edge be closed once, whoever closes it (migration 028).
+	for _, c := range w.RelationCloses {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO relation_closes (bank_id, closed_id, by_id, closed_at) VALUES (?, ?, ?, ?)`,
+			bank, c.ClosedID, c.ByID, c.At.UnixMicro()); err != nil {
+			if isUnique(err) {
+				return memory.RelationClosedMeanwhile(c.ClosedID)
+			}
+			if isConstraint(err) {
+				return memory.Errorf(memory.EINVALID, "relation close %s by %s: no such relation", c.ClosedID, c.ByID)
+			}
+			return fmt.Errorf("relation close %s: %w", c.ClosedID, err)
+		}
+	}
 	return nil
 }
 
@@ -860,4 +874,10 @@ func bulkStatement(head, tail string, rows [][]any) (string, []any) {
 	}
 	b.WriteString(tail)
 	return b.String(), args
+}
+
+// isUnique reports whether err is a primary key or UNIQUE violation (not
+// another constraint: a foreign key, a CHECK, NOT NULL).
+func isUnique(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "UNIQUE constraint failed") || strings.Contains(err.Error(), "PRIMARY KEY constraint failed"))
 }

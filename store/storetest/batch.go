@@ -196,6 +196,7 @@ func cloneBatch(w *memory.WriteBatch) *memory.WriteBatch {
 		x.FactIDs = slices.Clone(r.FactIDs)
 		c.Relations = append(c.Relations, &x)
 	}
+	c.RelationCloses = slices.Clone(w.RelationCloses)
 	c.Refs, c.Cooccurrences, c.Links = slices.Clone(w.Refs), slices.Clone(w.Cooccurrences), slices.Clone(w.Links)
 	c.Reinforce, c.Supersede = slices.Clone(w.Reinforce), slices.Clone(w.Supersede)
 	if wm := w.Watermark; wm != nil {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"math"
 
 	"github.com/mnemo-ai/mnemo/memory"
@@ -58,6 +59,96 @@ func testGraphRelations(e *env) {
 	}
 	_, err := e.s.Relations(e.ctx, "nope", memory.RelationQuery{})
 	wantCode(e.t, "Relations(unknown bank)", err, memory.ENOTFOUND)
+}
+
+// An edge is closed once: two writers that both read an edge as current
+// and both close it (each replacing it with an edge of its own) cannot
+// both succeed. The second batch fails whole with ErrRelationClosed
+// (ECONFLICT), through Write and WriteMany alike, and writes nothing —
+// its facts, its new edge, its close — so exactly one edge is current
+// and the history is a chain. A close naming no stored edge is
+// EINVALID; forgetting the edges takes their closes with them.
+func testGraphCloseOnce(e *env) {
+	e.newBank("b")
+	u, paris, nice := memory.EntityID("User"), memory.EntityID("Paris"), memory.EntityID("Nice")
+	old := &memory.Relation{ID: "r-paris", BankID: "b", SubjectID: u, Predicate: "lives_in", ObjectID: paris, Confidence: 0.9, FactIDs: []string{"doc1-f0"}, ValidFrom: hours(-100), CreatedAt: hours(-100)}
+	w1 := NewTestBatch("b", "doc1", "The user lives in Paris")
+	w1.Relations = []*memory.Relation{old}
+	e.writeNew(w1)
+
+	// Two writers read r-paris current and each replaces it.
+	replace := func(doc, rel string, obj string, at float64) *memory.WriteBatch {
+		w := NewTestBatch("b", doc, "The user moved to "+obj)
+		closed := *old
+		closed.ValidTo, closed.ExpiredAt = hours(at), hours(at)
+		w.Relations = []*memory.Relation{&closed, {ID: rel, BankID: "b", SubjectID: u, Predicate: "lives_in", ObjectID: memory.EntityID(obj),
+			Confidence: 0.9, FactIDs: []string{doc + "-f0"}, ValidFrom: hours(at), CreatedAt: hours(at)}}
+		w.RelationCloses = []memory.RelationClose{{ClosedID: old.ID, ByID: rel, At: hours(at)}}
+		return w
+	}
+	e.writeNew(replace("doc2", "r-lyon", "Lyon", -2))
+	_, err := e.s.Write(e.ctx, replace("doc3", "r-nice", "Nice", -1))
+	wantCode(e.t, "Write(closing an edge closed since)", err, memory.ECONFLICT)
+	if !errors.Is(err, memory.ErrRelationClosed) {
+		e.t.Errorf("Write(closing an edge closed since): %v, want ErrRelationClosed in its chain", err)
+	}
+	if bw, ok := e.s.(memory.BulkWriter); ok {
+		out := bw.WriteMany(e.ctx, []*memory.WriteBatch{replace("doc4", "r-nice", "Nice", -1), NewTestBatch("b", "doc5", "The user likes jazz")})
+		if !errors.Is(out[0].Err, memory.ErrRelationClosed) || out[1].Err != nil {
+			e.t.Errorf("WriteMany: %v, %v; want ErrRelationClosed for the close, the other batch written", out[0].Err, out[1].Err)
+		}
+	}
+	rels, err := e.s.Relations(e.ctx, "b", memory.RelationQuery{SubjectID: u, Predicate: "lives_in"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var current []string
+	for _, r := range rels {
+		switch {
+		case r.ExpiredAt.IsZero():
+			current = append(current, r.ID)
+		case r.ID == old.ID && !r.ExpiredAt.Equal(hours(-2)):
+			e.t.Errorf("r-paris closed at %v, want the first writer's %v", r.ExpiredAt, hours(-2))
+		}
+	}
+	checkIDs(e.t, "current lives_in edges", current, []string{"r-lyon"})
+	if len(rels) != 2 {
+		e.t.Errorf("lives_in edges %d, want 2 (r-paris closed, r-lyon): the failed batches wrote theirs", len(rels))
+	}
+	for _, id := range []string{"doc3-f0", "doc4-f0"} {
+		if fs, err := e.s.Facts(e.ctx, "b", []string{id}); err != nil || len(fs) != 0 {
+			e.t.Errorf("fact %s of a failed batch: %v, %v; want none", id, fs, err)
+		}
+	}
+
+	// The next writer reads r-lyon current and replaces it: a chain.
+	w := NewTestBatch("b", "doc6", "The user moved to Nice")
+	var closed memory.Relation
+	for _, r := range rels {
+		if r.ID == "r-lyon" {
+			closed = *r
+		}
+	}
+	closed.ValidTo, closed.ExpiredAt = hours(0), hours(0)
+	w.Relations = []*memory.Relation{&closed, {ID: "r-nice", BankID: "b", SubjectID: u, Predicate: "lives_in", ObjectID: nice, Confidence: 0.9, FactIDs: []string{"doc6-f0"}, CreatedAt: hours(0)}}
+	w.RelationCloses = []memory.RelationClose{{ClosedID: "r-lyon", ByID: "r-nice", At: hours(0)}}
+	e.writeNew(w)
+	cur, _ := e.s.Relations(e.ctx, "b", memory.RelationQuery{SubjectID: u, Predicate: "lives_in", Current: true})
+	checkIDs(e.t, "current after the chain", relationIDs(cur), []string{"r-nice"})
+
+	bad := NewTestBatch("b", "doc7", "The user moved to Rome")
+	bad.RelationCloses = []memory.RelationClose{{ClosedID: "r-none", ByID: "r-nice", At: hours(1)}}
+	_, err = e.s.Write(e.ctx, bad)
+	wantCode(e.t, "Write(closing an edge that is not stored)", err, memory.EINVALID)
+}
+
+// relationIDs returns the ids of rs.
+func relationIDs(rs []*memory.Relation) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.ID)
+	}
+	return out
 }
 
 // SupersededBy finds the facts a fact replaced, newest first, with their

@@ -161,6 +161,11 @@ func (b *memBank) forget(ids []string, c *memory.ForgetCounts) {
 		b.relations[id] = &cp
 		c.RelationsShrunk++
 	}
+	for closed, by := range b.closes { // the stores' foreign keys cascade
+		if b.relations[closed] == nil || b.relations[by] == nil {
+			delete(b.closes, closed)
+		}
+	}
 	for id, o := range b.observations {
 		left := keep(o.SourceFactIDs)
 		if len(left) == len(o.SourceFactIDs) {

@@ -40,6 +40,7 @@ type memBank struct {
 	cooc       map[[2]string]int
 	links      map[memLinkKey]memory.Link
 	relations  map[string]*memory.Relation
+	closes     map[string]string // relation closed → the relation that closed it
 	watermarks map[string]memory.Watermark
 	entVecs    map[string][]float32   // entity id → name embedding
 	jobs       map[string]*memory.Job // by id; memstore_queue_test.go
@@ -70,7 +71,7 @@ func (b *memBank) clone() *memBank {
 	c := *b
 	c.docs, c.chunks, c.facts, c.entities = maps.Clone(b.docs), maps.Clone(b.chunks), maps.Clone(b.facts), maps.Clone(b.entities)
 	c.refs, c.cooc, c.links = maps.Clone(b.refs), maps.Clone(b.cooc), maps.Clone(b.links)
-	c.relations, c.watermarks = maps.Clone(b.relations), maps.Clone(b.watermarks)
+	c.relations, c.watermarks, c.closes = maps.Clone(b.relations), maps.Clone(b.watermarks), maps.Clone(b.closes)
 	c.entVecs = maps.Clone(b.entVecs)
 	c.jobs, c.sessions = maps.Clone(b.jobs), maps.Clone(b.sessions)
 	c.observations = maps.Clone(b.observations)
@@ -298,6 +299,18 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 		c := *r
 		c.BankID, c.FactIDs = w.BankID, slices.Clone(r.FactIDs)
 		b.relations[c.ID] = &c
+	}
+	for _, c := range w.RelationCloses {
+		if b.relations[c.ClosedID] == nil || b.relations[c.ByID] == nil {
+			return nil, memory.Errorf(memory.EINVALID, "relation close %s by %s: no such relation", c.ClosedID, c.ByID)
+		}
+		if _, ok := b.closes[c.ClosedID]; ok {
+			return nil, memory.RelationClosedMeanwhile(c.ClosedID)
+		}
+		if b.closes == nil {
+			b.closes = map[string]string{}
+		}
+		b.closes[c.ClosedID] = c.ByID
 	}
 	for _, id := range w.Reinforce {
 		f, ok := b.facts[id]

@@ -68,6 +68,7 @@ var suite = []struct {
 	}},
 	{"Graph", []testCase{
 		{"Relations", testGraphRelations},
+		{"CloseOnce", testGraphCloseOnce},
 		{"SupersededBy", testGraphSupersededBy},
 		{"SimilarEntities", testGraphSimilarEntities},
 		{"Contradicted", testGraphContradicted},
