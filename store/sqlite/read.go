@@ -120,16 +120,9 @@ func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memo
 const factsChunk = 64
 
 // factRows reads the facts with the given pks (at most factsChunk)
-// through one statement prepared once, padded with pk 0, which no fact
-// has: preparing a statement per call cost more than the lookup itself.
+// through one cached statement, padded with pk 0, which no fact has:
+// preparing a statement per call cost more than the lookup itself.
 func (s *Store) factRows(ctx context.Context, pks []int64) (*sql.Rows, error) {
-	s.factsOnce.Do(func() {
-		s.factsStmt, s.factsErr = s.rdb.PrepareContext(context.Background(),
-			`SELECT pk, `+factColumns+` FROM facts WHERE pk IN (`+strings.TrimSuffix(strings.Repeat("?,", factsChunk), ",")+`)`)
-	})
-	if s.factsErr != nil {
-		return nil, s.factsErr
-	}
 	args := make([]any, factsChunk)
 	for i := range args {
 		args[i] = int64(0)
@@ -137,8 +130,11 @@ func (s *Store) factRows(ctx context.Context, pks []int64) (*sql.Rows, error) {
 			args[i] = pks[i]
 		}
 	}
-	return s.factsStmt.QueryContext(ctx, args...)
+	return s.stmts.query(ctx, factsByPK, args...)
 }
+
+// factsByPK reads the facts of factsChunk pks.
+var factsByPK = `SELECT pk, ` + factColumns + ` FROM facts WHERE pk IN (` + strings.TrimSuffix(strings.Repeat("?,", factsChunk), ",") + `)`
 
 // DocumentByItem implements memory.Store.
 func (s *Store) DocumentByItem(ctx context.Context, bankID, source, item string) (*memory.Document, error) {
@@ -283,24 +279,24 @@ func scanHits(rows *sql.Rows) ([]memory.Hit, error) {
 
 // Links implements memory.Store.
 func (s *Store) Links(ctx context.Context, bankID string, factIDs []string, kinds ...memory.LinkKind) ([]memory.Link, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
 	if len(factIDs) == 0 {
 		return nil, nil
 	}
-	inIDs, args := in(factIDs, bankID)
+	inIDs, args := inPadded(factIDs, bankID)
 	q := `SELECT from_id, to_id, kind, entity_id, weight FROM links WHERE bank_id = ? AND from_id IN ` + inIDs
 	if len(kinds) > 0 {
 		ks := make([]string, len(kinds))
 		for i, k := range kinds {
 			ks[i] = string(k)
 		}
-		inKinds, kargs := in(ks)
+		inKinds, kargs := inPadded(ks)
 		q += ` AND kind IN ` + inKinds
 		args = append(args, kargs...)
 	}
-	rows, err := s.rdb.QueryContext(ctx, q+` ORDER BY from_id, kind, to_id`, args...)
+	rows, err := s.stmts.query(ctx, q+` ORDER BY from_id, kind, to_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -310,17 +306,17 @@ func (s *Store) Links(ctx context.Context, bankID string, factIDs []string, kind
 
 // EntitiesByName implements memory.Store.
 func (s *Store) EntitiesByName(ctx context.Context, bankID string, names []string) ([]*memory.Entity, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
 	if len(names) == 0 {
 		return nil, nil
 	}
-	inNames, args := in(names, bankID)
+	inNames, args := inPadded(names, bankID)
 	// "+entity_id": ordered by the index on (bank_id, entity_id), the
 	// planner would scan every alias of the bank (17,000 in a BEAM
 	// conversation) rather than look each name up by the primary key.
-	rows, err := s.rdb.QueryContext(ctx, `SELECT DISTINCT entity_id FROM entity_aliases WHERE bank_id = ? AND norm IN `+inNames+` ORDER BY +entity_id`, args...)
+	rows, err := s.stmts.query(ctx, `SELECT DISTINCT entity_id FROM entity_aliases WHERE bank_id = ? AND norm IN `+inNames+` ORDER BY +entity_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -333,14 +329,14 @@ func (s *Store) EntitiesByName(ctx context.Context, bankID string, names []strin
 
 // Entities implements memory.Store.
 func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*memory.Entity, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	inIDs, args := in(ids, bankID)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted
+	inIDs, args := inPadded(ids, bankID)
+	rows, err := s.stmts.query(ctx, `SELECT id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted
 		FROM entities WHERE bank_id = ? AND id IN `+inIDs+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, err
@@ -363,7 +359,7 @@ func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*m
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	arows, err := s.rdb.QueryContext(ctx, `SELECT entity_id, alias FROM entity_aliases WHERE bank_id = ? AND entity_id IN `+inIDs+` ORDER BY entity_id, alias`, args...)
+	arows, err := s.stmts.query(ctx, `SELECT entity_id, alias FROM entity_aliases WHERE bank_id = ? AND entity_id IN `+inIDs+` ORDER BY entity_id, alias`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -382,14 +378,14 @@ func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*m
 
 // EntityRefs implements memory.Store.
 func (s *Store) EntityRefs(ctx context.Context, bankID string, factIDs []string) ([]memory.EntityRef, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
 	if len(factIDs) == 0 {
 		return nil, nil
 	}
-	inIDs, args := in(factIDs, bankID)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT fact_id, entity_id FROM entity_refs WHERE bank_id = ? AND fact_id IN `+inIDs+` ORDER BY fact_id, entity_id`, args...)
+	inIDs, args := inPadded(factIDs, bankID)
+	rows, err := s.stmts.query(ctx, `SELECT fact_id, entity_id FROM entity_refs WHERE bank_id = ? AND fact_id IN `+inIDs+` ORDER BY fact_id, entity_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +395,7 @@ func (s *Store) EntityRefs(ctx context.Context, bankID string, factIDs []string)
 
 // FactsByEntities implements memory.Store.
 func (s *Store) FactsByEntities(ctx context.Context, bankID string, entityIDs []string, limit int) (map[string][]string, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
 	out := map[string][]string{}
