@@ -47,15 +47,40 @@ const factColumns = `id, seq, document_id, chunk_id, source_ref, text, kind, cat
 	speaker, evidence, tags, occurred_start, occurred_end, mentioned_at, valid_from, valid_to, created_at, expired_at,
 	access_count, last_accessed, reinforcement_count, decay_score, status, superseded_by, consolidated_at, expires_at`
 
-// scanFact scans factColumns, after the extra destinations given.
+// scanFact scans factColumns, after the extra destinations given. The
+// numbers are scanned as they come (database/sql assigns a value to an
+// *any as it is, and to an *int64 or a sql.NullInt64 by reflection) and
+// converted here: recall hydrates a hundred-odd facts per query.
 func scanFact(bank string, r interface{ Scan(...any) error }, extra ...any) (*memory.Fact, error) {
 	f := &memory.Fact{BankID: bank}
 	var kind, category, sens, tags, status string
-	var occS, occE, ment, vf, vt, created, exp, lastAcc, cons, expires sql.NullInt64
-	if err := r.Scan(append(extra, &f.ID, &f.Seq, &f.DocumentID, &f.ChunkID, &f.SourceRef, &f.Text, &kind, &category, &f.Confidence, &f.Importance, &sens,
-		&f.Speaker, &f.Evidence, &tags, &occS, &occE, &ment, &vf, &vt, &created, &exp,
-		&f.AccessCount, &lastAcc, &f.ReinforcementCount, &f.DecayScore, &status, &f.SupersededBy, &cons, &expires)...); err != nil {
+	var n [factNumbers]any
+	if err := r.Scan(append(extra, &f.ID, &n[0], &f.DocumentID, &f.ChunkID, &f.SourceRef, &f.Text, &kind, &category, &n[1], &n[2], &sens,
+		&f.Speaker, &f.Evidence, &tags, &n[3], &n[4], &n[5], &n[6], &n[7], &n[8], &n[9],
+		&n[10], &n[11], &n[12], &n[13], &status, &f.SupersededBy, &n[14], &n[15])...); err != nil {
 		return nil, err
+	}
+	var ints [factNumbers]int64
+	var valid [factNumbers]bool
+	var floats [factNumbers]float64
+	for i, v := range n {
+		switch v := v.(type) {
+		case nil:
+		case int64:
+			ints[i], floats[i], valid[i] = v, float64(v), true
+		case float64:
+			ints[i], floats[i], valid[i] = int64(v), v, true
+		default:
+			return nil, fmt.Errorf("fact %s: column %d holds a %T, want a number", f.ID, i, v)
+		}
+	}
+	f.Seq, f.Confidence, f.Importance = ints[0], floats[1], floats[2]
+	f.AccessCount, f.ReinforcementCount, f.DecayScore = int(ints[10]), int(ints[12]), floats[13]
+	micro := func(i int) time.Time {
+		if !valid[i] {
+			return time.Time{}
+		}
+		return fromMicro(ints[i])
 	}
 	f.Kind, f.Category, f.Sensitivity, f.Status = memory.FactKind(kind), memory.Category(category), memory.Sensitivity(sens), memory.Status(status)
 	if tags != "[]" {
@@ -63,11 +88,14 @@ func scanFact(bank string, r interface{ Scan(...any) error }, extra ...any) (*me
 			return nil, fmt.Errorf("fact %s tags: %w", f.ID, err)
 		}
 	}
-	f.OccurredStart, f.OccurredEnd, f.MentionedAt = fromNullMicro(occS), fromNullMicro(occE), fromNullMicro(ment)
-	f.ValidFrom, f.ValidTo, f.CreatedAt, f.ExpiredAt = fromNullMicro(vf), fromNullMicro(vt), fromNullMicro(created), fromNullMicro(exp)
-	f.LastAccessed, f.ConsolidatedAt, f.ExpiresAt = fromNullMicro(lastAcc), fromNullMicro(cons), fromNullMicro(expires)
+	f.OccurredStart, f.OccurredEnd, f.MentionedAt = micro(3), micro(4), micro(5)
+	f.ValidFrom, f.ValidTo, f.CreatedAt, f.ExpiredAt = micro(6), micro(7), micro(8), micro(9)
+	f.LastAccessed, f.ConsolidatedAt, f.ExpiresAt = micro(11), micro(14), micro(15)
 	return f, nil
 }
+
+// factNumbers is how many of factColumns are numbers.
+const factNumbers = 16
 
 // Facts implements memory.Store. The bank's index maps each id to its
 // row (pk) and the rows are read from the file, a prepared statement per
@@ -324,7 +352,7 @@ func (s *Store) EntitiesByName(ctx context.Context, bankID string, names []strin
 	if err != nil {
 		return nil, err
 	}
-	return s.Entities(ctx, bankID, ids)
+	return s.entities(ctx, bankID, ids)
 }
 
 // Entities implements memory.Store.
@@ -332,6 +360,11 @@ func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*m
 	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
+	return s.entities(ctx, bankID, ids)
+}
+
+// entities is Entities in a bank known to exist.
+func (s *Store) entities(ctx context.Context, bankID string, ids []string) ([]*memory.Entity, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
