@@ -1,6 +1,9 @@
 package recall
 
 import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -75,5 +78,37 @@ func TestMergeKinds(t *testing.T) {
 	}
 	if got := kindTerms(map[string][]string{"b": {"x", "y"}, "a": {"y", "z"}}, nil); !slices.Equal(got, []string{"y", "z", "x"}) {
 		t.Errorf("kindTerms of two words = %q", got)
+	}
+}
+
+// TestKindTerms_Random checks kindTerms against its definition on random
+// lists: the lists in the order of their words, each word once where it
+// first appears, none of the terms.
+func TestKindTerms_Random(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		kinds := map[string][]string{}
+		for range 1 + rng.IntN(4) {
+			var l []string
+			for _, i := range rng.Perm(30)[:rng.IntN(30)] { // repeat-free
+				l = append(l, fmt.Sprint("w", i))
+			}
+			kinds[fmt.Sprint("k", rng.IntN(6))] = l
+		}
+		terms := []string{fmt.Sprint("w", rng.IntN(30)), "other"}
+		var want []string
+		for _, w := range slices.Sorted(maps.Keys(kinds)) {
+			for _, k := range kinds[w] {
+				if !slices.Contains(want, k) && !slices.Contains(terms, k) {
+					want = append(want, k)
+				}
+			}
+		}
+		if got := kindTerms(kinds, terms); !slices.Equal(got, want) {
+			t.Fatalf("kindTerms(%q, %q) = %q, want %q", kinds, terms, got, want)
+		}
+	}
+	if got := kindTerms(nil, nil); len(got) != 0 {
+		t.Errorf("no kinds: %q", got)
 	}
 }

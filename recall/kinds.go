@@ -29,30 +29,55 @@ func (p *Pipeline) kindSearch(ctx context.Context, q memory.Query, a *analysis) 
 }
 
 // kindTerms are the words of kinds (by query word) that are not already
-// among the query's terms, each once, in a fixed order. The lists are
-// long (thousands of words) and each is free of repeats already, so one
-// list is only filtered; several are merged through a set.
+// among the query's terms, each once, in a fixed order: the lists in the
+// order of their query words, each in its own order, a word where it
+// first appears. The lists are long (thousands of words) and each is
+// free of repeats already, so the longest one is never put in a set:
+// only the others are (first), and the longest is scanned once against
+// them.
 func kindTerms(kinds map[string][]string, terms []string) []string {
-	var out []string
-	if len(kinds) == 1 {
-		for _, ks := range kinds {
-			out = make([]string, 0, len(ks))
-			for _, k := range ks {
-				if !slices.Contains(terms, k) {
-					out = append(out, k)
-				}
+	if len(kinds) == 0 {
+		return nil
+	}
+	lists := make([][]string, 0, len(kinds))
+	for _, w := range slices.Sorted(maps.Keys(kinds)) {
+		lists = append(lists, kinds[w])
+	}
+	total, longest := 0, 0
+	for i, l := range lists {
+		total += len(l)
+		if len(l) > len(lists[longest]) {
+			longest = i
+		}
+	}
+	// first: the list where each word of the other lists first appears,
+	// the longest one counted once it is scanned.
+	first := make(map[string]int, total-len(lists[longest]))
+	for i, l := range lists {
+		if i == longest {
+			continue
+		}
+		for _, k := range l {
+			if _, ok := first[k]; !ok {
+				first[k] = i
 			}
 		}
-		return out
 	}
-	seen := map[string]bool{}
-	for _, t := range terms {
-		seen[t] = true
+	if len(first) > 0 {
+		for _, k := range lists[longest] {
+			if i, ok := first[k]; ok && longest < i {
+				first[k] = longest
+			}
+		}
 	}
-	for _, w := range slices.Sorted(maps.Keys(kinds)) {
-		for _, k := range kinds[w] {
-			if !seen[k] {
-				seen[k] = true
+	out := make([]string, 0, total)
+	for i, l := range lists {
+		for _, k := range l {
+			at, ok := first[k]
+			if !ok {
+				at = longest // only the longest list holds k
+			}
+			if at == i && !slices.Contains(terms, k) {
 				out = append(out, k)
 			}
 		}
