@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mnemo-ai/mnemo/internal/lex"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -109,6 +110,33 @@ func TestKindTerms_Random(t *testing.T) {
 		}
 	}
 	if got := kindTerms(nil, nil); len(got) != 0 {
+		t.Errorf("no kinds: %q", got)
+	}
+}
+
+// TestKindStems checks that the kind search by stems looks up what the
+// search by words does: the stems of kindTerms' words in their order,
+// also after a list changed in place (the kept stems are not reused).
+func TestKindStems(t *testing.T) {
+	kinds := map[string][]string{
+		"arts":   {"karate", "judo", "running", "the", "Mel's", "x-ray"},
+		"events": {"races", "running", "galas"},
+	}
+	check := func() {
+		t.Helper()
+		var want []string
+		for _, w := range kindTerms(kinds, []string{"judo"}) {
+			want = lex.AppendTerms(want, w)
+		}
+		if got := kindStems(kinds, []string{"judo"}); !slices.Equal(got, want) {
+			t.Fatalf("kindStems = %q, want %q", got, want)
+		}
+	}
+	check()
+	check()                      // from the kept stems
+	kinds["arts"][2] = "dancing" // the same list, changed in place
+	check()
+	if got := kindStems(nil, nil); len(got) != 0 {
 		t.Errorf("no kinds: %q", got)
 	}
 }

@@ -164,6 +164,14 @@ func (s *Store) factRows(ctx context.Context, pks []int64) (*sql.Rows, error) {
 // factsByPK reads the facts of factsChunk pks.
 var factsByPK = `SELECT pk, ` + factColumns + ` FROM facts WHERE pk IN (` + strings.TrimSuffix(strings.Repeat("?,", factsChunk), ",") + `)`
 
+// SearchStems is SearchText for terms stemmed already, as lex.AppendTerms
+// stems them: each is looked up as it is. Recall's kind search, which
+// resolves the same long word lists query after query, stems each list
+// once and searches by its stems.
+func (s *Store) SearchStems(ctx context.Context, bankID string, stems []string, k int, f memory.Filter) ([]memory.Hit, error) {
+	return s.mirror.SearchStems(ctx, bankID, stems, k, f)
+}
+
 // DocumentByItem implements memory.Store.
 func (s *Store) DocumentByItem(ctx context.Context, bankID, source, item string) (*memory.Document, error) {
 	if err := requireBank(ctx, s.rdb, bankID); err != nil {
