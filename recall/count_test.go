@@ -1,9 +1,13 @@
 package recall
 
 import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/mnemo-ai/mnemo/internal/lex"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -75,5 +79,64 @@ func TestMergeKinds(t *testing.T) {
 	}
 	if got := kindTerms(map[string][]string{"b": {"x", "y"}, "a": {"y", "z"}}, nil); !slices.Equal(got, []string{"y", "z", "x"}) {
 		t.Errorf("kindTerms of two words = %q", got)
+	}
+}
+
+// TestKindTerms_Random checks kindTerms against its definition on random
+// lists: the lists in the order of their words, each word once where it
+// first appears, none of the terms.
+func TestKindTerms_Random(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		kinds := map[string][]string{}
+		for range 1 + rng.IntN(4) {
+			var l []string
+			for _, i := range rng.Perm(30)[:rng.IntN(30)] { // repeat-free
+				l = append(l, fmt.Sprint("w", i))
+			}
+			kinds[fmt.Sprint("k", rng.IntN(6))] = l
+		}
+		terms := []string{fmt.Sprint("w", rng.IntN(30)), "other"}
+		var want []string
+		for _, w := range slices.Sorted(maps.Keys(kinds)) {
+			for _, k := range kinds[w] {
+				if !slices.Contains(want, k) && !slices.Contains(terms, k) {
+					want = append(want, k)
+				}
+			}
+		}
+		if got := kindTerms(kinds, terms); !slices.Equal(got, want) {
+			t.Fatalf("kindTerms(%q, %q) = %q, want %q", kinds, terms, got, want)
+		}
+	}
+	if got := kindTerms(nil, nil); len(got) != 0 {
+		t.Errorf("no kinds: %q", got)
+	}
+}
+
+// TestKindStems checks that the kind search by stems looks up what the
+// search by words does: the stems of kindTerms' words in their order,
+// also after a list changed in place (the kept stems are not reused).
+func TestKindStems(t *testing.T) {
+	kinds := map[string][]string{
+		"arts":   {"karate", "judo", "running", "the", "Mel's", "x-ray"},
+		"events": {"races", "running", "galas"},
+	}
+	check := func() {
+		t.Helper()
+		var want []string
+		for _, w := range kindTerms(kinds, []string{"judo"}) {
+			want = lex.AppendTerms(want, w)
+		}
+		if got := kindStems(kinds, []string{"judo"}); !slices.Equal(got, want) {
+			t.Fatalf("kindStems = %q, want %q", got, want)
+		}
+	}
+	check()
+	check()                      // from the kept stems
+	kinds["arts"][2] = "dancing" // the same list, changed in place
+	check()
+	if got := kindStems(nil, nil); len(got) != 0 {
+		t.Errorf("no kinds: %q", got)
 	}
 }

@@ -111,7 +111,7 @@ func packLines(rec *memory.Recollection, o PackOptions, lf lineFormat) (string, 
 	if len(facts) > 0 {
 		if s := lf.section("Facts"); s == "" || len(rec.Observations) == 0 || add(s) {
 			for _, r := range facts {
-				if !add(factBlock(lf, r)) {
+				if !add(r.block) {
 					break
 				}
 				items++
@@ -133,22 +133,30 @@ func factBlock(lf lineFormat, r memory.Result) string {
 	return s
 }
 
+// keptFact is a result keptFacts keeps and its block as rendered.
+type keptFact struct {
+	memory.Result
+	block string
+}
+
 // keptFacts returns the results that fit in budget, taken best first,
-// in the order they are shown: relevance, or event time when
-// Chronological.
-func keptFacts(results []memory.Result, o PackOptions, render func(memory.Result) string, budget int) []memory.Result {
-	var kept []memory.Result
+// in the order they are shown (relevance, or event time when
+// Chronological), each with its block as render gave it: rendering a
+// hundred facts is most of the packing, so it is done once.
+func keptFacts(results []memory.Result, o PackOptions, render func(memory.Result) string, budget int) []keptFact {
+	var kept []keptFact
 	used := 0
 	for _, r := range results {
-		t := CountTokens(render(r))
+		block := render(r)
+		t := CountTokens(block)
 		if used+t > budget {
 			break
 		}
 		used += t
-		kept = append(kept, r)
+		kept = append(kept, keptFact{r, block})
 	}
 	if o.Chronological {
-		slices.SortStableFunc(kept, func(a, b memory.Result) int { return a.Fact.EventTime().Compare(b.Fact.EventTime()) })
+		slices.SortStableFunc(kept, func(a, b keptFact) int { return a.Fact.EventTime().Compare(b.Fact.EventTime()) })
 	}
 	return kept
 }

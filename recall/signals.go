@@ -2,6 +2,7 @@ package recall
 
 import (
 	"math"
+	"unicode/utf8"
 
 	"github.com/mnemo-ai/mnemo/internal/lex"
 	"github.com/mnemo-ai/mnemo/memory"
@@ -151,6 +152,9 @@ type termMatcher struct {
 	pairs *[alnums * alnums]bool
 	// all says every word is looked up: a stem starts beyond ASCII.
 	all bool
+	// short says a stem has fewer than three letters: only then can a
+	// word that short match one (word).
+	short bool
 }
 
 // alnums is the number of ASCII lower-case letters and digits.
@@ -183,6 +187,9 @@ func (m *termMatcher) maybe(b []byte) bool {
 	if m.pairs == nil && !m.all {
 		m.pairs = new([alnums * alnums]bool)
 		for _, t := range m.stems {
+			if len(t) < 3 {
+				m.short = true
+			}
 			if len(t) >= 2 {
 				if i := pairIndex(t[0], t[1]); i >= 0 {
 					m.pairs[i] = true
@@ -200,49 +207,103 @@ func (m *termMatcher) maybe(b []byte) bool {
 }
 
 // bits returns, as bits, the stems that lex.Terms(text) holds. For ASCII
-// text it scans the words as lex.Words does, without its allocations.
+// text it scans the words as lex.Words does, without its allocations: a
+// word is tested on its first two letters and its length (maybe) before
+// it is copied, lower-cased, for a lookup.
 func (m *termMatcher) bits(text string) uint64 {
 	var bits uint64
-	match := func(b []byte) {
-		if !m.maybe(b) {
-			return
-		}
-		v, ok := m.memo[string(b)]
-		if !ok {
-			v, ok = m.word(b)
-		}
-		bits |= v
-	}
-	if !isASCII(text) {
-		for _, w := range lex.Words(text) {
-			match([]byte(w))
-		}
-		return bits
-	}
+	m.maybe(nil) // fills pairs
 	buf := m.buf[:0]
-	for i := 0; i <= len(text); i++ {
-		var c byte
-		if i < len(text) {
-			c = text[i]
-		}
-		switch {
-		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-			buf = append(buf, c)
+	defer func() { m.buf = buf }()
+	for i := 0; i < len(text); {
+		if lowerAlnum[text[i]] == 0 {
+			if text[i] >= utf8.RuneSelf {
+				return m.bitsOfWords(text)
+			}
+			i++
 			continue
-		case 'A' <= c && c <= 'Z':
-			buf = append(buf, c+'a'-'A')
+		}
+		// A word: letters and digits, and an apostrophe between them
+		// ("Mel's" is one word, "mels"). Its first two letters and its
+		// length, apostrophes left out, decide whether it is looked up.
+		start, quotes, clean := i, 0, true
+		for ; i < len(text); i++ {
+			c := lowerAlnum[text[i]]
+			if c == 0 {
+				if text[i] == '\'' && i+1 < len(text) && lowerAlnum[text[i+1]] != 0 {
+					quotes++
+					continue
+				}
+				if text[i] >= utf8.RuneSelf {
+					return m.bitsOfWords(text)
+				}
+				break
+			}
+			clean = clean && c == text[i]
+		}
+		n := i - start - quotes
+		if n >= 3 && n != 5 && !m.all {
+			// (A word of five letters may be one of Porter's exceptions:
+			// maybe decides, on the word lower-cased.)
+			second := start + 1
+			if text[second] == '\'' {
+				second++
+			}
+			if !m.pairs[pairIndex(lowerAlnum[text[start]], lowerAlnum[text[second]])] {
+				continue
+			}
+		}
+		if n < 3 && !m.short {
 			continue
-		case c == '\'' && len(buf) > 0 && i+1 < len(text) && isAlnum(text[i+1]):
-			continue // "Mel's" is one word, "mels"
 		}
-		if len(buf) > 0 {
-			match(buf)
+		if clean && quotes == 0 {
+			buf = append(buf[:0], text[start:i]...)
+		} else {
+			buf = buf[:0]
+			for _, c := range []byte(text[start:i]) {
+				if l := lowerAlnum[c]; l != 0 {
+					buf = append(buf, l)
+				}
+			}
 		}
-		buf = buf[:0]
+		bits |= m.lookup(buf)
 	}
-	m.buf = buf
 	return bits
 }
+
+// bitsOfWords is bits for any text: its words as lex.Words finds them.
+func (m *termMatcher) bitsOfWords(text string) uint64 {
+	var bits uint64
+	for _, w := range lex.Words(text) {
+		bits |= m.lookup([]byte(w))
+	}
+	return bits
+}
+
+// lookup returns the stems word b (lower case) is, as bits.
+func (m *termMatcher) lookup(b []byte) uint64 {
+	if !m.maybe(b) {
+		return 0
+	}
+	v, ok := m.memo[string(b)]
+	if !ok {
+		v, _ = m.word(b)
+	}
+	return v
+}
+
+// lowerAlnum maps an ASCII letter or digit to itself in lower case, any
+// other byte to 0.
+var lowerAlnum = func() (t [256]byte) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = byte(c)
+		t[c-'a'+'A'] = byte(c)
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c)
+	}
+	return t
+}()
 
 // word returns the stems word b (lower case) is, as bits, and whether it
 // was stemmed (then memoised); a word is stemmed only when its first two
@@ -285,15 +346,6 @@ func porterException(b []byte) bool {
 		return true
 	}
 	return false
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func isAlnum(c byte) bool {

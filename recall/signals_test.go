@@ -2,6 +2,7 @@ package recall
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -48,6 +49,40 @@ func testTermMatcher(t *testing.T, query string) {
 		}
 		if got := m.bits(text); got != want {
 			t.Errorf("bits(%q) = %b, want %b (stems %q, terms %q)", text, got, want, stems, lex.Terms(text))
+		}
+	}
+}
+
+// TestTermMatcher_Random: on random texts of words, cases, digits,
+// apostrophes and punctuation, the matcher's bits are the stems lex.Terms
+// finds, for queries of long and short stems.
+func TestTermMatcher_Random(t *testing.T) {
+	pieces := []string{"dying", "Lying", "TIE", "tied", "sunsets", "Sunset", "kid", "kids", "x", "5", "ok", "a", "is",
+		"running", "ran", "news", "Mel", "mel's", "happily", "happy", "the", "this", "don't", "'", "''", " ", ", ", ".\n", "-", "é", "snow", "sn"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, query := range []string{"Melanie's kids painted sunsets; dying x 5 news", "what did mel say to the kids ok"} {
+		var stems []string
+		for _, s := range lex.Terms(query) {
+			if !slices.Contains(stems, s) {
+				stems = append(stems, s)
+			}
+		}
+		m := termMatcher{stems: stems}
+		for range 2000 {
+			var b strings.Builder
+			for range rng.IntN(12) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			text := b.String()
+			var want uint64
+			for _, term := range lex.Terms(text) {
+				if i := slices.Index(stems, term); i >= 0 {
+					want |= 1 << i
+				}
+			}
+			if got := m.bits(text); got != want {
+				t.Fatalf("bits(%q) = %b, want %b (stems %q, terms %q)", text, got, want, stems, lex.Terms(text))
+			}
 		}
 	}
 }

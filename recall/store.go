@@ -12,7 +12,9 @@ import (
 // memory.Store's contracts. A store that is also a
 // memory.DocumentSearcher ranks whole documents for the context
 // strategy; one that is also a memory.ObservationStore serves the first
-// phase (observations.go).
+// phase (observations.go); one that also searches by stems
+// (stemSearcher) serves the kind search without stemming its lists on
+// every query (kinds.go).
 type Store interface {
 	SearchVector(ctx context.Context, bankID string, vec []float32, k int, f memory.Filter) ([]memory.Hit, error)
 	SearchText(ctx context.Context, bankID string, terms []string, k int, f memory.Filter) ([]memory.Hit, error)

@@ -168,3 +168,27 @@ func BenchmarkStore_Write(b *testing.B) {
 	}
 	b.ReportMetric(float64(20*b.N)/b.Elapsed().Seconds(), "facts/s")
 }
+
+// BenchmarkStore_Facts reads 160 facts by id out of 10,000 (32 windows
+// of 5 neighbours, as recall's context strategy hydrates its
+// candidates), from a warm index.
+func BenchmarkStore_Facts(b *testing.B) {
+	s, rng := fillBench(b, 10_000)
+	ctx := context.Background()
+	var ids []string
+	for range 32 {
+		d, i := rng.IntN(500), rng.IntN(16)
+		for j := range 5 {
+			ids = append(ids, fmt.Sprintf("f%d_%d", d, i+j))
+		}
+	}
+	if got, err := s.Facts(ctx, "bench", ids); err != nil || len(got) != len(ids) {
+		b.Fatalf("got %d facts, %v; want %d", len(got), err, len(ids))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Facts(ctx, "bench", ids); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

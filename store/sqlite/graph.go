@@ -59,7 +59,7 @@ func (s *Store) Relations(ctx context.Context, bankID string, q memory.RelationQ
 
 // SupersededBy implements memory.Store.
 func (s *Store) SupersededBy(ctx context.Context, bankID string, factIDs []string) ([]*memory.Fact, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
 	if len(factIDs) == 0 {
@@ -70,8 +70,8 @@ func (s *Store) SupersededBy(ctx context.Context, bankID string, factIDs []strin
 	if n, err := s.mirror.Inactive(ctx, bankID); err != nil || n == 0 {
 		return nil, err
 	}
-	inIDs, args := in(factIDs, bankID)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+factColumns+` FROM facts
+	inIDs, args := inPadded(factIDs, bankID)
+	rows, err := s.stmts.query(ctx, `SELECT `+factColumns+` FROM facts
 		WHERE bank_id = ? AND superseded_by != '' AND superseded_by IN `+inIDs+` ORDER BY seq DESC`, args...)
 	if err != nil {
 		return nil, err

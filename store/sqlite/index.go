@@ -13,14 +13,14 @@ import (
 // source is the file as the search mirror reads it: the bank's change
 // counter and read transactions over its facts (mirror.Source).
 type source struct {
-	db *sql.DB
+	stmts *stmtCache
 }
 
 var _ mirror.Source = source{}
 
 // Bank implements mirror.Source.
 func (src source) Bank(ctx context.Context, bank string) (version, created int64, err error) {
-	err = src.db.QueryRowContext(ctx, `SELECT version, created_at FROM banks WHERE id = ?`, bank).Scan(&version, &created)
+	err = src.stmts.queryRow(ctx, `SELECT version, created_at FROM banks WHERE id = ?`, bank).Scan(&version, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, 0, memory.UnknownBank(bank)
 	}
@@ -29,7 +29,7 @@ func (src source) Bank(ctx context.Context, bank string) (version, created int64
 
 // Read implements mirror.Source: one read-only transaction.
 func (src source) Read(ctx context.Context, bank string) (mirror.Snapshot, error) {
-	tx, err := src.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := src.stmts.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

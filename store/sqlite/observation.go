@@ -78,7 +78,7 @@ func putObservations(ctx context.Context, tx *sql.Tx, bankID string, obs []*memo
 // observations any further query.
 func (s *Store) activeObservations(ctx context.Context, bankID string) (int, error) {
 	var n int
-	err := s.rdb.QueryRowContext(ctx, `SELECT observations FROM banks WHERE id = ?`, bankID).Scan(&n)
+	err := s.stmts.queryRow(ctx, `SELECT observations FROM banks WHERE id = ?`, bankID).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, memory.UnknownBank(bankID)
 	}

@@ -47,15 +47,40 @@ const factColumns = `id, seq, document_id, chunk_id, source_ref, text, kind, cat
 	speaker, evidence, tags, occurred_start, occurred_end, mentioned_at, valid_from, valid_to, created_at, expired_at,
 	access_count, last_accessed, reinforcement_count, decay_score, status, superseded_by, consolidated_at, expires_at`
 
-// scanFact scans factColumns, after the extra destinations given.
+// scanFact scans factColumns, after the extra destinations given. The
+// numbers are scanned as they come (database/sql assigns a value to an
+// *any as it is, and to an *int64 or a sql.NullInt64 by reflection) and
+// converted here: recall hydrates a hundred-odd facts per query.
 func scanFact(bank string, r interface{ Scan(...any) error }, extra ...any) (*memory.Fact, error) {
 	f := &memory.Fact{BankID: bank}
 	var kind, category, sens, tags, status string
-	var occS, occE, ment, vf, vt, created, exp, lastAcc, cons, expires sql.NullInt64
-	if err := r.Scan(append(extra, &f.ID, &f.Seq, &f.DocumentID, &f.ChunkID, &f.SourceRef, &f.Text, &kind, &category, &f.Confidence, &f.Importance, &sens,
-		&f.Speaker, &f.Evidence, &tags, &occS, &occE, &ment, &vf, &vt, &created, &exp,
-		&f.AccessCount, &lastAcc, &f.ReinforcementCount, &f.DecayScore, &status, &f.SupersededBy, &cons, &expires)...); err != nil {
+	var n [factNumbers]any
+	if err := r.Scan(append(extra, &f.ID, &n[0], &f.DocumentID, &f.ChunkID, &f.SourceRef, &f.Text, &kind, &category, &n[1], &n[2], &sens,
+		&f.Speaker, &f.Evidence, &tags, &n[3], &n[4], &n[5], &n[6], &n[7], &n[8], &n[9],
+		&n[10], &n[11], &n[12], &n[13], &status, &f.SupersededBy, &n[14], &n[15])...); err != nil {
 		return nil, err
+	}
+	var ints [factNumbers]int64
+	var valid [factNumbers]bool
+	var floats [factNumbers]float64
+	for i, v := range n {
+		switch v := v.(type) {
+		case nil:
+		case int64:
+			ints[i], floats[i], valid[i] = v, float64(v), true
+		case float64:
+			ints[i], floats[i], valid[i] = int64(v), v, true
+		default:
+			return nil, fmt.Errorf("fact %s: column %d holds a %T, want a number", f.ID, i, v)
+		}
+	}
+	f.Seq, f.Confidence, f.Importance = ints[0], floats[1], floats[2]
+	f.AccessCount, f.ReinforcementCount, f.DecayScore = int(ints[10]), int(ints[12]), floats[13]
+	micro := func(i int) time.Time {
+		if !valid[i] {
+			return time.Time{}
+		}
+		return fromMicro(ints[i])
 	}
 	f.Kind, f.Category, f.Sensitivity, f.Status = memory.FactKind(kind), memory.Category(category), memory.Sensitivity(sens), memory.Status(status)
 	if tags != "[]" {
@@ -63,11 +88,14 @@ func scanFact(bank string, r interface{ Scan(...any) error }, extra ...any) (*me
 			return nil, fmt.Errorf("fact %s tags: %w", f.ID, err)
 		}
 	}
-	f.OccurredStart, f.OccurredEnd, f.MentionedAt = fromNullMicro(occS), fromNullMicro(occE), fromNullMicro(ment)
-	f.ValidFrom, f.ValidTo, f.CreatedAt, f.ExpiredAt = fromNullMicro(vf), fromNullMicro(vt), fromNullMicro(created), fromNullMicro(exp)
-	f.LastAccessed, f.ConsolidatedAt, f.ExpiresAt = fromNullMicro(lastAcc), fromNullMicro(cons), fromNullMicro(expires)
+	f.OccurredStart, f.OccurredEnd, f.MentionedAt = micro(3), micro(4), micro(5)
+	f.ValidFrom, f.ValidTo, f.CreatedAt, f.ExpiredAt = micro(6), micro(7), micro(8), micro(9)
+	f.LastAccessed, f.ConsolidatedAt, f.ExpiresAt = micro(11), micro(14), micro(15)
 	return f, nil
 }
+
+// factNumbers is how many of factColumns are numbers.
+const factNumbers = 16
 
 // Facts implements memory.Store. The bank's index maps each id to its
 // row (pk) and the rows are read from the file, a prepared statement per
@@ -120,16 +148,9 @@ func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memo
 const factsChunk = 64
 
 // factRows reads the facts with the given pks (at most factsChunk)
-// through one statement prepared once, padded with pk 0, which no fact
-// has: preparing a statement per call cost more than the lookup itself.
+// through one cached statement, padded with pk 0, which no fact has:
+// preparing a statement per call cost more than the lookup itself.
 func (s *Store) factRows(ctx context.Context, pks []int64) (*sql.Rows, error) {
-	s.factsOnce.Do(func() {
-		s.factsStmt, s.factsErr = s.rdb.PrepareContext(context.Background(),
-			`SELECT pk, `+factColumns+` FROM facts WHERE pk IN (`+strings.TrimSuffix(strings.Repeat("?,", factsChunk), ",")+`)`)
-	})
-	if s.factsErr != nil {
-		return nil, s.factsErr
-	}
 	args := make([]any, factsChunk)
 	for i := range args {
 		args[i] = int64(0)
@@ -137,7 +158,18 @@ func (s *Store) factRows(ctx context.Context, pks []int64) (*sql.Rows, error) {
 			args[i] = pks[i]
 		}
 	}
-	return s.factsStmt.QueryContext(ctx, args...)
+	return s.stmts.query(ctx, factsByPK, args...)
+}
+
+// factsByPK reads the facts of factsChunk pks.
+var factsByPK = `SELECT pk, ` + factColumns + ` FROM facts WHERE pk IN (` + strings.TrimSuffix(strings.Repeat("?,", factsChunk), ",") + `)`
+
+// SearchStems is SearchText for terms stemmed already, as lex.AppendTerms
+// stems them: each is looked up as it is. Recall's kind search, which
+// resolves the same long word lists query after query, stems each list
+// once and searches by its stems.
+func (s *Store) SearchStems(ctx context.Context, bankID string, stems []string, k int, f memory.Filter) ([]memory.Hit, error) {
+	return s.mirror.SearchStems(ctx, bankID, stems, k, f)
 }
 
 // DocumentByItem implements memory.Store.
@@ -283,24 +315,24 @@ func scanHits(rows *sql.Rows) ([]memory.Hit, error) {
 
 // Links implements memory.Store.
 func (s *Store) Links(ctx context.Context, bankID string, factIDs []string, kinds ...memory.LinkKind) ([]memory.Link, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
 	if len(factIDs) == 0 {
 		return nil, nil
 	}
-	inIDs, args := in(factIDs, bankID)
+	inIDs, args := inPadded(factIDs, bankID)
 	q := `SELECT from_id, to_id, kind, entity_id, weight FROM links WHERE bank_id = ? AND from_id IN ` + inIDs
 	if len(kinds) > 0 {
 		ks := make([]string, len(kinds))
 		for i, k := range kinds {
 			ks[i] = string(k)
 		}
-		inKinds, kargs := in(ks)
+		inKinds, kargs := inPadded(ks)
 		q += ` AND kind IN ` + inKinds
 		args = append(args, kargs...)
 	}
-	rows, err := s.rdb.QueryContext(ctx, q+` ORDER BY from_id, kind, to_id`, args...)
+	rows, err := s.stmts.query(ctx, q+` ORDER BY from_id, kind, to_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -310,17 +342,17 @@ func (s *Store) Links(ctx context.Context, bankID string, factIDs []string, kind
 
 // EntitiesByName implements memory.Store.
 func (s *Store) EntitiesByName(ctx context.Context, bankID string, names []string) ([]*memory.Entity, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
 	if len(names) == 0 {
 		return nil, nil
 	}
-	inNames, args := in(names, bankID)
+	inNames, args := inPadded(names, bankID)
 	// "+entity_id": ordered by the index on (bank_id, entity_id), the
 	// planner would scan every alias of the bank (17,000 in a BEAM
 	// conversation) rather than look each name up by the primary key.
-	rows, err := s.rdb.QueryContext(ctx, `SELECT DISTINCT entity_id FROM entity_aliases WHERE bank_id = ? AND norm IN `+inNames+` ORDER BY +entity_id`, args...)
+	rows, err := s.stmts.query(ctx, `SELECT DISTINCT entity_id FROM entity_aliases WHERE bank_id = ? AND norm IN `+inNames+` ORDER BY +entity_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -328,19 +360,24 @@ func (s *Store) EntitiesByName(ctx context.Context, bankID string, names []strin
 	if err != nil {
 		return nil, err
 	}
-	return s.Entities(ctx, bankID, ids)
+	return s.entities(ctx, bankID, ids)
 }
 
 // Entities implements memory.Store.
 func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*memory.Entity, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
+	return s.entities(ctx, bankID, ids)
+}
+
+// entities is Entities in a bank known to exist.
+func (s *Store) entities(ctx context.Context, bankID string, ids []string) ([]*memory.Entity, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	inIDs, args := in(ids, bankID)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted
+	inIDs, args := inPadded(ids, bankID)
+	rows, err := s.stmts.query(ctx, `SELECT id, name, type, first_seen, last_seen, mention_count, episode_count, salience, tier, contradicted
 		FROM entities WHERE bank_id = ? AND id IN `+inIDs+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, err
@@ -363,7 +400,7 @@ func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*m
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	arows, err := s.rdb.QueryContext(ctx, `SELECT entity_id, alias FROM entity_aliases WHERE bank_id = ? AND entity_id IN `+inIDs+` ORDER BY entity_id, alias`, args...)
+	arows, err := s.stmts.query(ctx, `SELECT entity_id, alias FROM entity_aliases WHERE bank_id = ? AND entity_id IN `+inIDs+` ORDER BY entity_id, alias`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -382,14 +419,14 @@ func (s *Store) Entities(ctx context.Context, bankID string, ids []string) ([]*m
 
 // EntityRefs implements memory.Store.
 func (s *Store) EntityRefs(ctx context.Context, bankID string, factIDs []string) ([]memory.EntityRef, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
 	if len(factIDs) == 0 {
 		return nil, nil
 	}
-	inIDs, args := in(factIDs, bankID)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT fact_id, entity_id FROM entity_refs WHERE bank_id = ? AND fact_id IN `+inIDs+` ORDER BY fact_id, entity_id`, args...)
+	inIDs, args := inPadded(factIDs, bankID)
+	rows, err := s.stmts.query(ctx, `SELECT fact_id, entity_id FROM entity_refs WHERE bank_id = ? AND fact_id IN `+inIDs+` ORDER BY fact_id, entity_id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +436,7 @@ func (s *Store) EntityRefs(ctx context.Context, bankID string, factIDs []string)
 
 // FactsByEntities implements memory.Store.
 func (s *Store) FactsByEntities(ctx context.Context, bankID string, entityIDs []string, limit int) (map[string][]string, error) {
-	if err := requireBank(ctx, s.rdb, bankID); err != nil {
+	if err := s.requireBank(ctx, bankID); err != nil {
 		return nil, err
 	}
 	out := map[string][]string{}

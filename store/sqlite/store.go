@@ -140,9 +140,9 @@ type Store struct {
 	closing chan struct{}
 	wg      sync.WaitGroup
 
-	factsOnce sync.Once
-	factsStmt *sql.Stmt
-	factsErr  error
+	// stmts holds the prepared statements of the hot reads on rdb
+	// (stmts.go); Close closes them.
+	stmts *stmtCache
 }
 
 // Open opens (creating if needed) the SQLite database at path, applies
@@ -253,7 +253,8 @@ func openWritable(ctx context.Context, path string) (*Store, error) {
 	rdb.SetMaxOpenConns(8)
 	rdb.SetMaxIdleConns(8)
 	s.rdb = rdb
-	s.mirror = mirror.New(source{rdb}, s.settings)
+	s.stmts = newStmtCache(rdb)
+	s.mirror = mirror.New(source{s.stmts}, s.settings)
 	return s, nil
 }
 
@@ -316,7 +317,8 @@ func openReadOnly(ctx context.Context, path string, why error) (*Store, error) {
 			db.Close()
 			continue
 		}
-		s.mirror = mirror.New(source{db}, s.settings)
+		s.stmts = newStmtCache(db)
+		s.mirror = mirror.New(source{s.stmts}, s.settings)
 		return s, nil
 	}
 	return nil, err
@@ -355,11 +357,7 @@ func (s *Store) Close() error {
 	s.idleMu.Unlock()
 	s.wg.Wait()
 	s.mirror.Close()
-	var err error
-	if s.factsStmt != nil {
-		err = errors.Join(err, s.factsStmt.Close())
-	}
-	return errors.Join(err, s.rdb.Close(), s.wdb.Close())
+	return errors.Join(s.stmts.close(), s.rdb.Close(), s.wdb.Close())
 }
 
 // Path returns the database file path.
@@ -740,8 +738,14 @@ type queryer interface {
 
 // requireBank returns ENOTFOUND unless the bank exists.
 func requireBank(ctx context.Context, q queryer, id string) error {
+	return bankExists(q.QueryRowContext(ctx, `SELECT 1 FROM banks WHERE id = ?`, id), id)
+}
+
+// bankExists reads row, the answer to "SELECT 1 FROM banks WHERE id =
+// ?" for id: ENOTFOUND when there is none.
+func bankExists(row rowScanner, id string) error {
 	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM banks WHERE id = ?`, id).Scan(&one)
+	err := row.Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.UnknownBank(id)
 	}

@@ -356,6 +356,37 @@ func TestMirror_SearchTextBM25(t *testing.T) {
 	}
 }
 
+// TestMirror_SearchStems checks that a search by stems (as
+// lex.AppendTerms makes them) finds what the search by the words does,
+// and that a stem is not stemmed again ("caroline" is "carolin").
+func TestMirror_SearchStems(t *testing.T) {
+	ctx := context.Background()
+	src := newFakeSource()
+	m := newMirror(t, src)
+	for i, text := range []string{"Caroline went running by the lake", "Runners ran; the group runs", "Nothing here"} {
+		src.write("a", row(fmt.Sprint("f", i), "d", text, nil))
+	}
+	words := []string{"Caroline", "running", "the", "lakes", "group", "runs"}
+	var stems []string
+	for _, w := range words {
+		stems = lex.AppendTerms(stems, w)
+	}
+	byWords, err := m.SearchText(ctx, "a", words, 10, memory.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byStems, err := m.SearchStems(ctx, "a", stems, 10, memory.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(byWords) != 2 || !slices.Equal(byStems, byWords) {
+		t.Fatalf("by stems %v, by words %v", byStems, byWords)
+	}
+	if hits, err := m.SearchStems(ctx, "a", []string{"caroline"}, 10, memory.Filter{}); err != nil || len(hits) != 0 {
+		t.Fatalf("the word itself as a stem: %v, %v; want no hit", hits, err)
+	}
+}
+
 // TestMirror_Drop checks that a dropped bank is loaded anew, and that an
 // unknown bank is memory.ENOTFOUND.
 func TestMirror_Drop(t *testing.T) {

@@ -15,6 +15,19 @@ import (
 // nothing in them is ever read as query syntax. Equal scores go to the
 // fact written first.
 func (m *Mirror) SearchText(ctx context.Context, bank string, terms []string, k int, f memory.Filter) ([]memory.Hit, error) {
+	return m.searchText(ctx, bank, terms, true, k, f)
+}
+
+// SearchStems is SearchText for terms stemmed already, as
+// lex.AppendTerms gives them: each is looked up as it is. A kind search
+// passes thousands of words, the same lists query after query, and
+// stemming them was most of its cost.
+func (m *Mirror) SearchStems(ctx context.Context, bank string, stems []string, k int, f memory.Filter) ([]memory.Hit, error) {
+	return m.searchText(ctx, bank, stems, false, k, f)
+}
+
+// searchText is SearchText, or SearchStems when stem is false.
+func (m *Mirror) searchText(ctx context.Context, bank string, terms []string, stem bool, k int, f memory.Filter) ([]memory.Hit, error) {
 	x, err := m.index(ctx, bank)
 	if err != nil {
 		return nil, err
@@ -31,7 +44,11 @@ func (m *Mirror) SearchText(ctx context.Context, bank string, terms []string, k 
 	seen := map[int32]bool{}
 	var stems []string // reused: a kind search resolves thousands of words
 	for _, t := range terms {
-		stems = lex.AppendTerms(stems[:0], t)
+		if stem {
+			stems = lex.AppendTerms(stems[:0], t)
+		} else {
+			stems = append(stems[:0], t)
+		}
 		for _, w := range stems {
 			if id, ok := x.termID[w]; ok && !seen[id] && x.df[id] > 0 {
 				seen[id] = true
