@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -752,9 +753,15 @@ func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteB
 // each returned row is handed to scan.
 func bulkQuery(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any, scan func(*sql.Rows) error) error {
 	for len(rows) > 0 {
-		n := min(len(rows), bulkRows)
+		n := bulkSize(len(rows))
 		q, args := bulkStatement(head, tail, rows[:n])
-		r, err := tx.QueryContext(ctx, q, args...)
+		var r *sql.Rows
+		var err error
+		if st := preparedBulk(ctx, tx, q); st != nil {
+			r, err = st.QueryContext(ctx, args...)
+		} else {
+			r, err = tx.QueryContext(ctx, q, args...)
+		}
 		if err != nil {
 			return err
 		}
@@ -783,16 +790,18 @@ const bulkRows = 256
 // statements of at most bulkRows rows: one statement per many rows is far
 // cheaper than one per row. Every row has the same width.
 //
-// Inside a WriteMany (ctx from withBulkStatements), a statement of
-// bulkRows rows is prepared once for the whole transaction: parsing a
-// statement of hundreds of rows costs about as much as running it, and an
-// import runs the same few again and again.
+// Inside a WriteMany (ctx from withBulkStatements), each statement is
+// prepared once for the whole transaction: parsing a statement of
+// hundreds of rows costs about as much as running it, and an import runs
+// the same few again and again. So that they are few, rows go in
+// statements of a power of two rows each (bulkSize): 300 rows are
+// statements of 256, 32, 8 and 4.
 func bulkInsert(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any) error {
 	for len(rows) > 0 {
-		n := min(len(rows), bulkRows)
+		n := bulkSize(len(rows))
 		q, args := bulkStatement(head, tail, rows[:n])
 		var err error
-		if st := preparedBulk(ctx, tx, q, n); st != nil {
+		if st := preparedBulk(ctx, tx, q); st != nil {
 			_, err = st.ExecContext(ctx, args...)
 		} else {
 			_, err = tx.ExecContext(ctx, q, args...)
@@ -819,11 +828,20 @@ func withBulkStatements(ctx context.Context, tx *sql.Tx) context.Context {
 	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, stmts: map[string]*sql.Stmt{}})
 }
 
-// preparedBulk returns q prepared in tx when ctx carries tx's cache and
-// q is a full-size statement (n rows), or nil: run q unprepared.
-func preparedBulk(ctx context.Context, tx *sql.Tx, q string, n int) *sql.Stmt {
+// bulkSize is how many of n rows (n > 0) the next multi-row statement
+// takes: bulkRows, or the largest power of two not over n.
+func bulkSize(n int) int {
+	if n >= bulkRows {
+		return bulkRows
+	}
+	return 1 << (bits.Len(uint(n)) - 1)
+}
+
+// preparedBulk returns q prepared in tx when ctx carries tx's cache, or
+// nil: run q unprepared.
+func preparedBulk(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt {
 	c, _ := ctx.Value(bulkStatementsKey{}).(*bulkStatements)
-	if c == nil || c.tx != tx || n != bulkRows {
+	if c == nil || c.tx != tx {
 		return nil
 	}
 	if st, ok := c.stmts[q]; ok {
