@@ -40,6 +40,11 @@ var _ memory.BulkWriter = (*Store)(nil)
 // WriteMany implements memory.BulkWriter: one transaction for all the
 // batches, each inside its own savepoint, so a failing batch is rolled back
 // alone and the others share one commit.
+//
+// The batches' full-text rows are inserted last, all together (see
+// pendingFTS): FTS5 writes out its pending terms at every savepoint a
+// statement opens, so rows inserted batch by batch were flushed statement
+// by statement into many small segments, which it then merged again.
 func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory.WriteOutcome {
 	out := make([]memory.WriteOutcome, len(ws))
 	done := make([]applied, len(ws))
@@ -52,6 +57,7 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		ctx := withBulkStatements(ctx, tx)
+		fts := bulkCache(ctx).deferFTS()
 		var g graphTotals
 		for i, w := range ws {
 			if err := ctx.Err(); err != nil {
@@ -60,12 +66,14 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT batch`); err != nil {
 				return err
 			}
+			fts.begin()
 			a, err := s.apply(ctx, tx, w)
 			if err != nil {
 				out[i].Err = err
 				if _, err := tx.ExecContext(ctx, `ROLLBACK TO batch`); err != nil {
 					return err
 				}
+				fts.rollback()
 			} else {
 				done[i] = a
 				if !a.res.Duplicate {
@@ -75,6 +83,9 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			if _, err := tx.ExecContext(ctx, `RELEASE batch`); err != nil {
 				return err
 			}
+		}
+		if err := fts.flush(ctx, tx); err != nil {
+			return err
 		}
 		return g.write(ctx, tx)
 	})
@@ -308,6 +319,10 @@ func (s *Store) supersedeDocument(ctx context.Context, tx *sql.Tx, bank, oldID s
 // deleteDocument removes a document, its chunks and its facts with their
 // full-text rows, refs and links, and returns the removed facts' rowids.
 func deleteDocument(ctx context.Context, tx *sql.Tx, bank, docID string) ([]int64, error) {
+	// The full-text rows to delete may be pending still.
+	if err := bulkCache(ctx).pendingFTS().flush(ctx, tx); err != nil {
+		return nil, err
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT pk FROM facts WHERE bank_id = ? AND document_id = ?`, bank, docID)
 	if err != nil {
 		return nil, err
@@ -408,8 +423,12 @@ func insertFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.F
 	for _, f := range facts {
 		ftsRows = append(ftsRows, []any{pks[f.ID], tok, f.Body()})
 	}
-	if err := bulkInsert(ctx, tx, `INSERT INTO facts_fts (rowid, bank, body)`, ``, ftsRows); err != nil {
-		return nil, fmt.Errorf("index facts: %w", err)
+	if p := bulkCache(ctx).pendingFTS(); p != nil && p.tx == tx {
+		p.rows = append(p.rows, ftsRows...)
+		return pks, nil
+	}
+	if err := insertFTS(ctx, tx, ftsRows); err != nil {
+		return nil, err
 	}
 	return pks, nil
 }
@@ -814,11 +833,82 @@ func bulkInsert(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any
 	return nil
 }
 
+// insertFTS inserts full-text rows (rowid, bank token, body).
+func insertFTS(ctx context.Context, tx *sql.Tx, rows [][]any) error {
+	if err := bulkInsert(ctx, tx, `INSERT INTO facts_fts (rowid, bank, body)`, ``, rows); err != nil {
+		return fmt.Errorf("index facts: %w", err)
+	}
+	return nil
+}
+
+// pendingFTS holds the full-text rows of a WriteMany's facts until the
+// end of its transaction (flush), batch by batch: the rows a batch added
+// go when its savepoint is rolled back (begin, rollback). Anything that
+// deletes full-text rows in the transaction flushes first (deleteDocument).
+type pendingFTS struct {
+	tx   *sql.Tx
+	rows [][]any
+	// mark is how many rows the batches before the current one left;
+	// flushed holds the rows flushed during the current batch, which a
+	// rollback of its savepoint takes out of the index again.
+	mark    int
+	flushed [][]any
+}
+
+// begin marks the start of a batch.
+func (p *pendingFTS) begin() {
+	p.mark, p.flushed = len(p.rows), nil
+}
+
+// rollback forgets the rows of the batch whose savepoint was just rolled
+// back, and takes back the earlier batches' rows it flushed, which the
+// rollback took out of the index.
+func (p *pendingFTS) rollback() {
+	all := append(p.flushed, p.rows...)
+	p.rows, p.flushed = all[:p.mark:p.mark], nil
+}
+
+// flush inserts the pending rows. A nil p has none.
+func (p *pendingFTS) flush(ctx context.Context, tx *sql.Tx) error {
+	if p == nil || len(p.rows) == 0 {
+		return nil
+	}
+	if err := insertFTS(ctx, tx, p.rows); err != nil {
+		return err
+	}
+	p.flushed = append(p.flushed, p.rows...)
+	p.rows = nil
+	return nil
+}
+
 // bulkStatements keeps bulkInsert's full-size statements prepared for
-// one transaction; they close with it.
+// one transaction; they close with it. With fts set, insertFacts leaves
+// the transaction's full-text rows to it.
 type bulkStatements struct {
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
+	fts   *pendingFTS
+}
+
+// bulkCache returns the statement cache ctx carries, or nil.
+func bulkCache(ctx context.Context) *bulkStatements {
+	c, _ := ctx.Value(bulkStatementsKey{}).(*bulkStatements)
+	return c
+}
+
+// deferFTS makes c hold its transaction's full-text rows and returns them.
+func (c *bulkStatements) deferFTS() *pendingFTS {
+	c.fts = &pendingFTS{tx: c.tx}
+	return c.fts
+}
+
+// pendingFTS returns the full-text rows c holds, or nil. A nil c holds
+// none.
+func (c *bulkStatements) pendingFTS() *pendingFTS {
+	if c == nil {
+		return nil
+	}
+	return c.fts
 }
 
 type bulkStatementsKey struct{}
@@ -840,7 +930,7 @@ func bulkSize(n int) int {
 // preparedBulk returns q prepared in tx when ctx carries tx's cache, or
 // nil: run q unprepared.
 func preparedBulk(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt {
-	c, _ := ctx.Value(bulkStatementsKey{}).(*bulkStatements)
+	c := bulkCache(ctx)
 	if c == nil || c.tx != tx {
 		return nil
 	}
