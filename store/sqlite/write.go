@@ -20,7 +20,7 @@ func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteR
 	}
 	var a applied
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := withBulkStatements(ctx, tx)
+		ctx := withBulkStatements(ctx, tx, false)
 		var err error
 		if a, err = s.apply(ctx, tx, w); err != nil || a.res.Duplicate {
 			return err
@@ -56,7 +56,7 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 		}
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := withBulkStatements(ctx, tx)
+		ctx := withBulkStatements(ctx, tx, true)
 		fts := bulkCache(ctx).deferFTS()
 		var g graphTotals
 		for i, w := range ws {
@@ -772,11 +772,11 @@ func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteB
 // each returned row is handed to scan.
 func bulkQuery(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any, scan func(*sql.Rows) error) error {
 	for len(rows) > 0 {
-		n := bulkSize(len(rows))
+		n := bulkCache(ctx).size(len(rows))
 		q, args := bulkStatement(head, tail, rows[:n])
 		var r *sql.Rows
 		var err error
-		if st := preparedBulk(ctx, tx, q); st != nil {
+		if st := preparedBulk(ctx, tx, q, n); st != nil {
 			r, err = st.QueryContext(ctx, args...)
 		} else {
 			r, err = tx.QueryContext(ctx, q, args...)
@@ -809,18 +809,20 @@ const bulkRows = 256
 // statements of at most bulkRows rows: one statement per many rows is far
 // cheaper than one per row. Every row has the same width.
 //
-// Inside a WriteMany (ctx from withBulkStatements), each statement is
-// prepared once for the whole transaction: parsing a statement of
-// hundreds of rows costs about as much as running it, and an import runs
-// the same few again and again. So that they are few, rows go in
-// statements of a power of two rows each (bulkSize): 300 rows are
-// statements of 256, 32, 8 and 4.
+// Inside a Write (ctx from withBulkStatements), a statement of bulkRows
+// rows is prepared once for the transaction. Inside a WriteMany, every
+// statement is: parsing a statement of hundreds of rows costs about as
+// much as running it, and an import runs the same few again and again. So
+// that they are few, a WriteMany's rows go in statements of a power of two
+// rows each (bulkStatements.size): 300 rows are statements of 256, 32, 8
+// and 4. A single Write runs each once, so splitting would only add
+// statements.
 func bulkInsert(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any) error {
 	for len(rows) > 0 {
-		n := bulkSize(len(rows))
+		n := bulkCache(ctx).size(len(rows))
 		q, args := bulkStatement(head, tail, rows[:n])
 		var err error
-		if st := preparedBulk(ctx, tx, q); st != nil {
+		if st := preparedBulk(ctx, tx, q, n); st != nil {
 			_, err = st.ExecContext(ctx, args...)
 		} else {
 			_, err = tx.ExecContext(ctx, q, args...)
@@ -881,11 +883,13 @@ func (p *pendingFTS) flush(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// bulkStatements keeps bulkInsert's full-size statements prepared for
-// one transaction; they close with it. With fts set, insertFacts leaves
-// the transaction's full-text rows to it.
+// bulkStatements keeps bulkInsert's statements prepared for one
+// transaction: the full-size ones, or with many (a WriteMany's) all of
+// them; they close with it. With fts set, insertFacts leaves the
+// transaction's full-text rows to it.
 type bulkStatements struct {
 	tx    *sql.Tx
+	many  bool
 	stmts map[string]*sql.Stmt
 	fts   *pendingFTS
 }
@@ -913,25 +917,31 @@ func (c *bulkStatements) pendingFTS() *pendingFTS {
 
 type bulkStatementsKey struct{}
 
-// withBulkStatements returns ctx carrying a statement cache for tx.
-func withBulkStatements(ctx context.Context, tx *sql.Tx) context.Context {
-	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, stmts: map[string]*sql.Stmt{}})
+// withBulkStatements returns ctx carrying a statement cache for tx; many
+// is for a WriteMany's transaction.
+func withBulkStatements(ctx context.Context, tx *sql.Tx, many bool) context.Context {
+	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, many: many, stmts: map[string]*sql.Stmt{}})
 }
 
-// bulkSize is how many of n rows (n > 0) the next multi-row statement
-// takes: bulkRows, or the largest power of two not over n.
-func bulkSize(n int) int {
-	if n >= bulkRows {
+// size is how many of n rows (n > 0) the next multi-row statement takes:
+// at most bulkRows, and in a WriteMany a power of two. A nil c is no
+// WriteMany's.
+func (c *bulkStatements) size(n int) int {
+	switch {
+	case n >= bulkRows:
 		return bulkRows
+	case c == nil || !c.many:
+		return n
 	}
 	return 1 << (bits.Len(uint(n)) - 1)
 }
 
-// preparedBulk returns q prepared in tx when ctx carries tx's cache, or
-// nil: run q unprepared.
-func preparedBulk(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt {
+// preparedBulk returns q, a statement of n rows, prepared in tx when ctx
+// carries tx's cache and it keeps such statements, or nil: run q
+// unprepared.
+func preparedBulk(ctx context.Context, tx *sql.Tx, q string, n int) *sql.Stmt {
 	c := bulkCache(ctx)
-	if c == nil || c.tx != tx {
+	if c == nil || c.tx != tx || !c.many && n != bulkRows {
 		return nil
 	}
 	if st, ok := c.stmts[q]; ok {
