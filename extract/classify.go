@@ -25,17 +25,27 @@ func kind(toks []token) memory.FactKind {
 	return memory.KindWorld
 }
 
-// Category cue stems (lex.Stem of the words).
-var (
-	contactStems    = stemSet("email", "phone", "contact", "address", "whatsapp", "cellphone")
-	decisionStems   = stemSet("decided", "decision", "chose", "choose", "choosing", "resolved")
-	preferenceStems = stemSet("love", "loved", "prefer", "favorite", "favourite", "enjoy", "hate", "dislike", "adore", "fond")
-	technicalStems  = stemSet("code", "coding", "bug", "api", "server", "database", "software", "programming",
-		"python", "javascript", "golang", "deploy", "github", "computer", "laptop", "algorithm")
-	projectStems = stemSet("project", "deadline", "milestone", "launch", "prototype", "startup", "roadmap")
-	eventStems   = stemSet("wedding", "birthday", "party", "concert", "festival", "conference", "meeting",
-		"trip", "race", "parade", "ceremony", "graduation", "vacation", "holiday", "funeral", "marathon")
+// Category cue stems (lex.Stem of the words), as bits of cueStems: one
+// lookup per word finds every set the word's stem is in.
+const (
+	cueContact uint8 = 1 << iota
+	cueDecision
+	cuePreference
+	cueTechnical
+	cueProject
+	cueEvent
 )
+
+var cueStems = stemBits(map[uint8][]string{
+	cueContact:    {"email", "phone", "contact", "address", "whatsapp", "cellphone"},
+	cueDecision:   {"decided", "decision", "chose", "choose", "choosing", "resolved"},
+	cuePreference: {"love", "loved", "prefer", "favorite", "favourite", "enjoy", "hate", "dislike", "adore", "fond"},
+	cueTechnical: {"code", "coding", "bug", "api", "server", "database", "software", "programming",
+		"python", "javascript", "golang", "deploy", "github", "computer", "laptop", "algorithm"},
+	cueProject: {"project", "deadline", "milestone", "launch", "prototype", "startup", "roadmap"},
+	cueEvent: {"wedding", "birthday", "party", "concert", "festival", "conference", "meeting",
+		"trip", "race", "parade", "ceremony", "graduation", "vacation", "holiday", "funeral", "marathon"},
+})
 
 // likeSubjects make a following "like" the verb of a preference ("I
 // like", "really like") rather than a preposition ("felt like").
@@ -49,45 +59,41 @@ var likeSubjects = map[string]bool{
 // decision, event (the text has a date), preference, technical, project,
 // event (an event word), else personal.
 func category(toks []token, dated bool) memory.Category {
-	stems := make([]string, 0, len(toks))
+	var cues uint8
 	like := false
 	for i, t := range toks {
-		stems = append(stems, lex.Stem(t.key))
+		cues |= cueStems[lex.Stem(t.key)]
 		if (t.key == "like" || t.key == "likes") && i > 0 && likeSubjects[toks[i-1].lower] {
 			like = true
 		}
 	}
-	has := func(set map[string]bool) bool {
-		for _, s := range stems {
-			if set[s] {
-				return true
-			}
-		}
-		return false
-	}
 	switch {
-	case has(contactStems):
+	case cues&cueContact != 0:
 		return memory.CategoryContact
-	case has(decisionStems):
+	case cues&cueDecision != 0:
 		return memory.CategoryDecision
 	case dated:
 		return memory.CategoryEvent
-	case like || has(preferenceStems):
+	case like || cues&cuePreference != 0:
 		return memory.CategoryPreference
-	case has(technicalStems):
+	case cues&cueTechnical != 0:
 		return memory.CategoryTechnical
-	case has(projectStems):
+	case cues&cueProject != 0:
 		return memory.CategoryProject
-	case has(eventStems):
+	case cues&cueEvent != 0:
 		return memory.CategoryEvent
 	}
 	return memory.CategoryPersonal
 }
 
-func stemSet(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[lex.Stem(w)] = true
+// stemBits maps the stem of each word of sets to the bits of the sets it
+// is in.
+func stemBits(sets map[uint8][]string) map[string]uint8 {
+	m := map[string]uint8{}
+	for bit, words := range sets {
+		for _, w := range words {
+			m[lex.Stem(w)] |= bit
+		}
 	}
 	return m
 }

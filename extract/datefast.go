@@ -55,15 +55,28 @@ func findDate(text string, toks []token, ref time.Time) (timeRange, bool) {
 var slowDate = ruleDate
 
 // numericDates returns the byte ranges of the numeric dates of text
-// (numericDateRE), skipping the regular expression when no separator
-// stands between two digits.
+// (numericDateRE), as numericDateRE.FindAllStringIndex(text, -1) does. The
+// regular expression runs only on the white-space separated fields where a
+// separator stands between two digits: a match is digits and separators,
+// so it never spans white space, and white space is no word character, so
+// \b finds the same boundaries at a field's ends as in the whole text. A
+// long text with a few dates (or version numbers) costs one scan.
 func numericDates(text string) [][]int {
+	var out [][]int
 	for i := 1; i+1 < len(text); i++ {
 		if c := text[i]; (c == '-' || c == '/' || c == '.') && isDigit(text[i-1]) && isDigit(text[i+1]) {
-			return numericDateRE.FindAllStringIndex(text, -1)
+			start := strings.LastIndexAny(text[:i], " \t\n\r\f\v") + 1
+			end := len(text)
+			if e := strings.IndexAny(text[i:], " \t\n\r\f\v"); e >= 0 {
+				end = i + e
+			}
+			for _, m := range numericDateRE.FindAllStringIndex(text[start:end], -1) {
+				out = append(out, []int{start + m[0], start + m[1]})
+			}
+			i = end
 		}
 	}
-	return nil
+	return out
 }
 
 // decade resolves a decade written "2010s" (or "2010's"): the ten years

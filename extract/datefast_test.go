@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -150,5 +152,36 @@ func TestResolveTimeRange_FixedAbsolute(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNumericDates_SameAsRegexp checks that numericDates, which runs the
+// regular expression field by field, finds what it finds on the whole
+// text.
+func TestNumericDates_SameAsRegexp(t *testing.T) {
+	texts := []string{
+		"", "2023-05-08", "on 2023-05-08 and 12/05/2023.", "v1.2.3 at 0.0.0.0:10000",
+		"a2023-05-08 2023-05-08b 2023-05-08-09", "12/5/23\t08.05.2023\n1.2.2023x",
+		"ip 10.1.2.3/24 on 2024/1 and 1/2/3/4/2020", "é2023-05-08 日2023/5 2023-5-8。",
+	}
+	rng := rand.New(rand.NewPCG(3, 1))
+	const alphabet = "0123456789-/. a\n\t:x"
+	for range 2000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, text := range texts {
+		got, want := numericDates(text), numericDateRE.FindAllStringIndex(text, -1)
+		if len(got) != len(want) {
+			t.Fatalf("numericDates(%q) = %v, want %v", text, got, want)
+		}
+		for i := range got {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("numericDates(%q) = %v, want %v", text, got, want)
+			}
+		}
 	}
 }

@@ -50,6 +50,29 @@ var initialSkips = map[string]bool{
 	"that's": true, "what's": true, "there's": true, "here's": true,
 }
 
+// imperatives are the verbs that open the steps of instructions ("Use
+// Certbot to…", "Ensure your…", "- Keep it short"): opening a sentence
+// or following a colon, they are dropped from the start of a span like
+// initialSkips, so that an assistant's how-to answer does not make each
+// of its verbs an entity.
+var imperatives = map[string]bool{
+	"add": true, "apply": true, "avoid": true, "build": true, "calculate": true,
+	"call": true, "check": true, "choose": true, "click": true, "configure": true,
+	"consider": true, "continue": true, "create": true, "customize": true,
+	"define": true, "deploy": true, "enable": true, "ensure": true,
+	"explore": true, "find": true, "focus": true, "follow": true, "go": true,
+	"handle": true, "identify": true, "implement": true, "import": true,
+	"include": true, "install": true, "keep": true, "let": true, "make": true,
+	"monitor": true, "navigate": true, "note": true, "obtain": true, "open": true,
+	"optimize": true, "plan": true, "practice": true, "prepare": true,
+	"prioritize": true, "provide": true, "read": true, "remember": true,
+	"remove": true, "replace": true, "review": true, "run": true, "save": true,
+	"schedule": true, "select": true, "set": true, "share": true,
+	"specify": true, "start": true, "stay": true, "store": true, "take": true,
+	"test": true, "track": true, "try": true, "update": true, "upload": true,
+	"use": true, "validate": true, "verify": true, "write": true,
+}
+
 // greetings announce the name of the person addressed: "Hey Mel!".
 var greetings = map[string]bool{
 	"hey": true, "hi": true, "hello": true, "thanks": true, "thank": true,
@@ -80,15 +103,21 @@ type entityContext struct {
 	speakers   map[string]bool
 	firstNames []string
 	// capSeen holds the words (as token.key) the input writes
-	// capitalised inside a sentence: a capitalised word opening a sentence
-	// is taken for a name only if the input also capitalises it elsewhere.
+	// capitalised inside a sentence of prose (not in code, a heading or a
+	// label, nor right after a colon): a capitalised word opening a
+	// sentence, or standing in a heading or label, is taken for a name
+	// only if the input also capitalises it there.
 	capSeen map[string]bool
+	// lowerSeen holds the words the input writes in lower case outside
+	// code: common words ("use", "final", "name"), which a capital at the
+	// start of a sentence or in a heading does not make a name.
+	lowerSeen map[string]bool
 }
 
 // newEntityContext returns the context of an input with the given
 // speakers and tokenised texts.
 func newEntityContext(speakers []string, texts [][]token) *entityContext {
-	c := &entityContext{speakers: map[string]bool{}, capSeen: map[string]bool{}}
+	c := &entityContext{speakers: map[string]bool{}, capSeen: map[string]bool{}, lowerSeen: map[string]bool{}}
 	for _, n := range speakers {
 		norm := memory.NormalizeName(n)
 		if norm == "" || c.speakers[norm] {
@@ -96,14 +125,22 @@ func newEntityContext(speakers []string, texts [][]token) *entityContext {
 		}
 		c.speakers[norm] = true
 		first := firstWord(norm)
-		if !slices.Contains(c.firstNames, first) {
+		// A role written in lower case ("user", "assistant") names no
+		// one: "Use" is not its nickname.
+		if isCapitalised(strings.TrimSpace(n)) && !slices.Contains(c.firstNames, first) {
 			c.speakers[first] = true
 			c.firstNames = append(c.firstNames, first)
 		}
 	}
 	for _, toks := range texts {
 		for _, t := range toks {
-			if !t.initial && isCapitalised(t.text) {
+			switch {
+			case t.code:
+			case !isCapitalised(t.text):
+				if !isDigits(t.key) {
+					c.lowerSeen[t.key] = true
+				}
+			case !t.initial && !t.label && !opensClause(t):
 				c.capSeen[t.key] = true
 			}
 		}
@@ -126,16 +163,26 @@ func newEntityContext(speakers []string, texts [][]token) *entityContext {
 //     leading stopwords, chat openers ("Hey", "Thanks", "Wow") and titles
 //     are dropped from it, and so is any word opening a sentence right
 //     before a speaker's name ("Woah Joanna");
-//   - a single capitalised word opening a sentence counts only if it names
-//     a speaker, follows a greeting ("Hey Mel!"), or is capitalised
-//     elsewhere in the input inside a sentence — and is not a word ending
-//     in -ly, -ing or -ed;
+//   - a single capitalised word opening a sentence (or following a colon)
+//     counts only if it names a speaker, follows a greeting ("Hey Mel!"),
+//     or is capitalised elsewhere in the input inside a sentence and never
+//     written in lower case — and is not a word ending in -ly, -ing or -ed,
+//     nor an imperative verb ("Use", "Ensure");
+//   - a span opening a sentence loses its first word when that is an
+//     imperative verb or a common word (written in lower case elsewhere in
+//     the input, never capitalised inside a sentence): "Use Certbot" gives
+//     "Certbot";
+//   - Markdown code (fenced blocks, `spans`) names nothing; in a heading,
+//     a table row, a [bracketed] placeholder or a bold label opening a
+//     line, where every word is capitalised, a word counts only as it
+//     would opening a sentence (acronyms and speakers' names always do);
 //   - an all-caps word of two letters or more (LGBTQ, NASA) is an entity,
 //     unless it is chat shorthand (LOL, OMG) or a stopword, or the text is
 //     shouted (see isShouted);
 //   - a span is a person when it names a speaker, starts with a speaker's
 //     name, is a nickname of one (a prefix of three letters or more: "Mel"
-//     for Melanie), follows a title (Mr., Dr.) or a greeting; a place when
+//     for Melanie; a role written in lower case such as "user" has none),
+//     follows a title (Mr., Dr.) or a greeting; a place when
 //     it follows "in"; a thing otherwise.
 func (c *entityContext) entities(toks []token, speaker string) []Entity {
 	var out []Entity
@@ -162,7 +209,7 @@ func (c *entityContext) entities(toks []token, speaker string) []Entity {
 	}
 	shouted := isShouted(toks)
 	for i := 0; i < len(toks); {
-		if !spanWord(toks[i]) {
+		if !c.spanWord(toks[i]) {
 			i++
 			continue
 		}
@@ -170,7 +217,7 @@ func (c *entityContext) entities(toks []token, speaker string) []Entity {
 		j := i
 		for !possessive(toks[j].text) && j+1 < len(toks) {
 			gap := toks[j+1].before
-			if (onlySpace(gap) || gap == "-" || (gap == ". " || gap == ".") && abbreviated(toks[j])) && spanWord(toks[j+1]) {
+			if (onlySpace(gap) || gap == "-" || (gap == ". " || gap == ".") && abbreviated(toks[j])) && c.spanWord(toks[j+1]) {
 				j++
 				continue
 			}
@@ -179,7 +226,7 @@ func (c *entityContext) entities(toks []token, speaker string) []Entity {
 			for k < len(toks) && k-j <= 2 && connectors[toks[k].lower] && !isCapitalised(toks[k].text) && onlySpace(toks[k].before) {
 				k++
 			}
-			if k > j+1 && k < len(toks) && onlySpace(toks[k].before) && spanWord(toks[k]) && !isAcronym(toks[k].text) {
+			if k > j+1 && k < len(toks) && onlySpace(toks[k].before) && c.spanWord(toks[k]) && !isAcronym(toks[k].text) {
 				j = k
 				continue
 			}
@@ -206,6 +253,10 @@ loop:
 		case i < j && abbreviated(t), isAcronym(t.text) && !lex.IsStopword(b):
 			break loop // "J. K. Rowling", "LGBTQ"
 		case lex.IsStopword(b) || t.initial && initialSkips[b]:
+			greeted = greetings[b]
+		case i < j && (t.initial || opensClause(t)) && (imperatives[b] || c.common(t)):
+			// "Use Certbot", "Ensure Flask": a verb or common word opening
+			// a sentence.
 			greeted = greetings[b]
 		case i < j && t.initial && !c.speakerName(t) && c.speakerName(toks[i+1]):
 			// An opener before a speaker's name: "Woah Joanna".
@@ -241,8 +292,8 @@ loop:
 		add(Entity{Name: name, Type: memory.EntityPerson, Confidence: confTitled})
 	case single && greeted:
 		add(Entity{Name: name, Type: memory.EntityPerson, Confidence: confGreeted})
-	case single && first.initial:
-		if !c.capSeen[first.key] || !initialWordOK(first) {
+	case single && (first.initial || first.label || opensClause(first)):
+		if !c.capSeen[first.key] || c.lowerSeen[first.key] || !initialWordOK(first) {
 			return
 		}
 		add(Entity{Name: name, Type: c.kind(toks, i), Confidence: confInitialSpan})
@@ -280,6 +331,29 @@ func (c *entityContext) kind(toks []token, i int) memory.EntityType {
 	return memory.EntityThing
 }
 
+// spanWord reports whether t can be part of a name: a spanWord outside
+// code and, in a heading or label (whose words are all capitalised), one
+// the input capitalises in prose too, or an acronym, or a speaker's name.
+func (c *entityContext) spanWord(t token) bool {
+	if t.code || !spanWord(t) {
+		return false
+	}
+	return !t.label || c.capSeen[t.key] && !c.lowerSeen[t.key] || isAcronym(t.text) || c.speakerName(t)
+}
+
+// common reports whether the input writes t's word in lower case and
+// never capitalised inside a sentence: a common word, not part of a name.
+func (c *entityContext) common(t token) bool {
+	return c.lowerSeen[t.key] && !c.capSeen[t.key]
+}
+
+// opensClause reports whether t follows a colon ("Step 2: Ensure…",
+// "Note: Use…"), where a capitalised word opens a clause as it opens a
+// sentence.
+func opensClause(t token) bool {
+	return strings.HasSuffix(strings.TrimRight(t.before, " \t*_"), ":")
+}
+
 // spanWord reports whether t can be part of a name: capitalised or all
 // caps, and not a pronoun, month or weekday.
 func spanWord(t token) bool {
@@ -309,7 +383,7 @@ var weekdayAbbrevs = map[string]bool{
 // in -ly, -ing or -ed.
 func initialWordOK(t token) bool {
 	k := t.key
-	if b := base(t); lex.IsStopword(b) || initialSkips[b] || initialSkips[k] {
+	if b := base(t); lex.IsStopword(b) || initialSkips[b] || initialSkips[k] || imperatives[b] {
 		return false
 	}
 	if utf8.RuneCountInString(k) >= minSuffixRuleLen &&

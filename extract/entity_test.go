@@ -62,13 +62,38 @@ func TestEntities(t *testing.T) {
 			[]string{"person:Jordan:0.7"}},
 		{"InvalidUTF8", "Bad\xff Anna\xfe went", "", nil, nil,
 			[]string{"thing:Anna:0.7"}},
+		{"CodeNamesNothing", "I deploy with Gunicorn.\n```Dockerfile\nCOPY Foo Bar\n```\nThen `Some Call` runs.", "", nil, nil,
+			[]string{"thing:Gunicorn:0.7"}},
+		{"HeadingWordsNeedProse", "### Configure Gunicorn Settings\nI run Gunicorn daily.", "", nil, nil,
+			[]string{"thing:Gunicorn:0.7"}},
+		{"HeadingAlone", "## Final Thoughts\nThat is all.", "", nil, nil, nil},
+		{"HeadingAcronym", "## Set Up SSL\nThat is all.", "", nil, nil,
+			[]string{"thing:SSL:0.6"}},
+		{"BoldLabel", "1. **Obtain Certificates**: open the Render dashboard.", "", nil, nil,
+			[]string{"thing:Render:0.7"}},
+		{"Placeholder", "Sign it as [Your Name] for Acme.", "", nil, nil,
+			[]string{"thing:Acme:0.7"}},
+		{"TableRow", "| Work | Hours |\n| Rest | Days |", "", nil, nil, nil},
+		{"ImperativeOpener", "Use Certbot to get it.", "", nil, nil,
+			[]string{"thing:Certbot:0.7"}},
+		{"ImperativeAfterColon", "Step 2: Ensure Flask runs.", "", nil, nil,
+			[]string{"thing:Flask:0.7"}},
+		{"CommonWordOpener", "Soon Paris will shine. We leave soon.", "", nil, nil,
+			[]string{"thing:Paris:0.7"}},
+		{"CommonWordAlone", "Probability matters. The probability is low.", "", nil, []string{"Ask about Probability now."}, nil},
+		{"CapitalisedOnlyAfterColon", "Review it. Tip: Review it.", "", nil, nil, nil},
+		{"RoleIsNoName", "Use the API.", "user", []string{"user", "assistant"}, nil,
+			[]string{"person:user:1", "thing:API:0.6"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			toks := tokenize(tt.text)
+			markMarkdown(tt.text, toks)
 			texts := [][]token{toks}
 			for _, o := range tt.others {
-				texts = append(texts, tokenize(o))
+				ot := tokenize(o)
+				markMarkdown(o, ot)
+				texts = append(texts, ot)
 			}
 			c := newEntityContext(tt.speakers, texts)
 			var got []string
@@ -94,5 +119,30 @@ func TestTokenize(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("tokenize = %q, want %q", got, want)
+	}
+}
+
+func TestMarkMarkdown(t *testing.T) {
+	text := "# Head Line\nSay `Code Span` and [Link Text](x) here.\n- **Bold Label**: after **Bold** too.\n```go\nFmt Print\n```\n| Cell |\nTail"
+	toks := tokenize(text)
+	markMarkdown(text, toks)
+	var got []string
+	for _, tk := range toks {
+		switch {
+		case tk.code:
+			got = append(got, "c:"+tk.text)
+		case tk.label:
+			got = append(got, "l:"+tk.text)
+		default:
+			got = append(got, tk.text)
+		}
+	}
+	want := []string{
+		"l:Head", "l:Line", "Say", "c:Code", "c:Span", "and", "l:Link", "l:Text", "x", "here",
+		"l:Bold", "l:Label", "after", "Bold", "too",
+		"c:go", "c:Fmt", "c:Print", "l:Cell", "Tail",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("markMarkdown:\n got %q\nwant %q", got, want)
 	}
 }

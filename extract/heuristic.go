@@ -123,6 +123,7 @@ func (h *Heuristic) Extract(ctx context.Context, in Input) (*Result, error) {
 	texts := make([][]token, len(units))
 	for i := range units {
 		units[i].toks = tokenize(units[i].text)
+		markMarkdown(units[i].text, units[i].toks)
 		texts[i] = units[i].toks
 	}
 	ec := newEntityContext(names, texts)

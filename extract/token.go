@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -18,6 +20,11 @@ type token struct {
 	// initial is true for the first word of a sentence: the first word of
 	// the text, or one after . ! ? … a newline or an opening quote.
 	initial bool
+	// code is true for a word inside Markdown code (a fenced block or an
+	// inline `span`), label for one in a Markdown heading or in the bold
+	// label that opens a line ("1. **Obtain Certificates**:"); see
+	// markMarkdown.
+	code, label bool
 }
 
 // titles are abbreviations whose period does not end a sentence and that
@@ -141,4 +148,123 @@ func between(toks []token, k int) string { return toks[k+1].before }
 func isCapitalised(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsUpper(r) || unicode.IsTitle(r)
+}
+
+// markMarkdown marks the tokens of s (tokenize's) that stand in Markdown
+// code or labels. Code is a fenced block (a line opening with ``` or ~~~,
+// up to the line that closes it, or the end) or an inline `span` on one
+// line. A label is a heading (a line opening with one to six # and a
+// space), a table row (a line opening with |), a [bracketed] span (a
+// placeholder such as "[Your Name]", or a link's text) or a bold **span**
+// (or __span__) that opens a line, after an optional list marker ("- ",
+// "* ", "1. "). Text with none of ` # * _ ~ | [ costs one scan.
+func markMarkdown(s string, toks []token) {
+	if len(toks) == 0 || !strings.ContainsAny(s, "`#*_~|[") {
+		return
+	}
+	mark := func(start, end int, code bool) {
+		k, _ := slices.BinarySearchFunc(toks, start, func(t token, at int) int { return cmp.Compare(t.end, at+1) })
+		for i := k; i < len(toks) && toks[i].start < end; i++ {
+			if code {
+				toks[i].code = true
+			} else {
+				toks[i].label = true
+			}
+		}
+	}
+	fence := ""
+	for off := 0; off < len(s); {
+		end := strings.IndexByte(s[off:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += off
+		}
+		line := s[off:end]
+		body := strings.TrimLeft(line, " \t")
+		switch {
+		case fence != "":
+			mark(off, end, true)
+			if strings.HasPrefix(body, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(body, "```") || strings.HasPrefix(body, "~~~"):
+			fence = body[:3]
+			mark(off, end, true)
+		default:
+			lineMarks(line, off, mark)
+		}
+		off = end + 1
+	}
+}
+
+// lineMarks marks the inline code spans, heading and opening bold label
+// of one line outside a fence; off is the line's offset in its text.
+func lineMarks(line string, off int, mark func(start, end int, code bool)) {
+	body := strings.TrimLeft(line, " \t")
+	at := off + len(line) - len(body)
+	if h := len(body) - len(strings.TrimLeft(body, "#")); h >= 1 && h <= 6 && strings.HasPrefix(body[h:], " ") || strings.HasPrefix(body, "|") {
+		// A heading, or a table row.
+		mark(at, off+len(line), false)
+	} else {
+		rest := body
+		if m := listMarker(rest); m > 0 {
+			rest = rest[m:]
+			at += m
+		}
+		for _, b := range []string{"**", "__"} {
+			if strings.HasPrefix(rest, b) {
+				if e := strings.Index(rest[2:], b); e > 0 {
+					mark(at, at+2+e, false)
+				}
+				break
+			}
+		}
+	}
+	// Placeholders and link texts: "[Your Name]", "[Flask docs](…)".
+	for i := 0; ; {
+		a := strings.IndexByte(line[i:], '[')
+		if a < 0 {
+			break
+		}
+		a += i
+		b := strings.IndexByte(line[a+1:], ']')
+		if b < 0 {
+			break
+		}
+		b += a + 1
+		mark(off+a, off+b, false)
+		i = b + 1
+	}
+	// Inline code: pairs of backticks.
+	for i := 0; ; {
+		a := strings.IndexByte(line[i:], '`')
+		if a < 0 {
+			return
+		}
+		a += i
+		b := strings.IndexByte(line[a+1:], '`')
+		if b < 0 {
+			return
+		}
+		b += a + 1
+		mark(off+a, off+b, true)
+		i = b + 1
+	}
+}
+
+// listMarker returns the length of the list marker that s opens with
+// ("- ", "* ", "+ ", "12. ", "3) "), or 0.
+func listMarker(s string) int {
+	if len(s) >= 2 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && s[1] == ' ' {
+		return 2
+	}
+	i := 0
+	for i < len(s) && i < 3 && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i+1 < len(s) && (s[i] == '.' || s[i] == ')') && s[i+1] == ' ' {
+		return i + 2
+	}
+	return 0
 }

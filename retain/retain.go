@@ -240,7 +240,10 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 	)
 	// Prepare in parallel, hand over in order of index, so the writer
 	// rarely waits; the window keeps memory flat on huge imports: a
-	// group's worth of items ahead, by count and by text.
+	// group's worth of items ahead, by count and by text. Only
+	// DefaultWorkers items are prepared at once, taken in order: the
+	// window's items all at once would share the cores and finish
+	// together, late, leaving the writer idle until then.
 	ahead := DefaultGroup
 	if total := 0; len(reqs) > 0 {
 		for i := range reqs {
@@ -250,7 +253,18 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 			ahead = min(ahead, max(1, DefaultGroupBytes/mean))
 		}
 	}
+	workers := make(chan struct{}, max(DefaultWorkers, 1))
+	turns := make([]chan struct{}, len(reqs)) // closed once item i has a worker
+	for i := range turns {
+		turns[i] = make(chan struct{})
+	}
 	ordered.Run(ctx, len(reqs), DefaultWorkers+ahead, func(i int) {
+		if i > 0 {
+			<-turns[i-1] // items start in order; ordered.Run starts every item before i
+		}
+		workers <- struct{}{}
+		close(turns[i])
+		defer func() { <-workers }()
 		drafts[i], results[i], errs[i] = p.draft(ctx, reqs[i])
 		if errs[i] == nil && results[i] == nil && !oneByOne {
 			errs[i] = p.resolve(ctx, drafts[i])

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -19,7 +20,7 @@ func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteR
 	}
 	var a applied
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := withBulkStatements(ctx, tx)
+		ctx := withBulkStatements(ctx, tx, false)
 		var err error
 		if a, err = s.apply(ctx, tx, w); err != nil || a.res.Duplicate {
 			return err
@@ -39,6 +40,11 @@ var _ memory.BulkWriter = (*Store)(nil)
 // WriteMany implements memory.BulkWriter: one transaction for all the
 // batches, each inside its own savepoint, so a failing batch is rolled back
 // alone and the others share one commit.
+//
+// The batches' full-text rows are inserted last, all together (see
+// pendingFTS): FTS5 writes out its pending terms at every savepoint a
+// statement opens, so rows inserted batch by batch were flushed statement
+// by statement into many small segments, which it then merged again.
 func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory.WriteOutcome {
 	out := make([]memory.WriteOutcome, len(ws))
 	done := make([]applied, len(ws))
@@ -50,7 +56,8 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 		}
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := withBulkStatements(ctx, tx)
+		ctx := withBulkStatements(ctx, tx, true)
+		fts := bulkCache(ctx).deferFTS()
 		var g graphTotals
 		for i, w := range ws {
 			if err := ctx.Err(); err != nil {
@@ -59,12 +66,14 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT batch`); err != nil {
 				return err
 			}
+			fts.begin()
 			a, err := s.apply(ctx, tx, w)
 			if err != nil {
 				out[i].Err = err
 				if _, err := tx.ExecContext(ctx, `ROLLBACK TO batch`); err != nil {
 					return err
 				}
+				fts.rollback()
 			} else {
 				done[i] = a
 				if !a.res.Duplicate {
@@ -74,6 +83,9 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			if _, err := tx.ExecContext(ctx, `RELEASE batch`); err != nil {
 				return err
 			}
+		}
+		if err := fts.flush(ctx, tx); err != nil {
+			return err
 		}
 		return g.write(ctx, tx)
 	})
@@ -307,6 +319,10 @@ func (s *Store) supersedeDocument(ctx context.Context, tx *sql.Tx, bank, oldID s
 // deleteDocument removes a document, its chunks and its facts with their
 // full-text rows, refs and links, and returns the removed facts' rowids.
 func deleteDocument(ctx context.Context, tx *sql.Tx, bank, docID string) ([]int64, error) {
+	// The full-text rows to delete may be pending still.
+	if err := bulkCache(ctx).pendingFTS().flush(ctx, tx); err != nil {
+		return nil, err
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT pk FROM facts WHERE bank_id = ? AND document_id = ?`, bank, docID)
 	if err != nil {
 		return nil, err
@@ -407,8 +423,12 @@ func insertFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.F
 	for _, f := range facts {
 		ftsRows = append(ftsRows, []any{pks[f.ID], tok, f.Body()})
 	}
-	if err := bulkInsert(ctx, tx, `INSERT INTO facts_fts (rowid, bank, body)`, ``, ftsRows); err != nil {
-		return nil, fmt.Errorf("index facts: %w", err)
+	if p := bulkCache(ctx).pendingFTS(); p != nil && p.tx == tx {
+		p.rows = append(p.rows, ftsRows...)
+		return pks, nil
+	}
+	if err := insertFTS(ctx, tx, ftsRows); err != nil {
+		return nil, err
 	}
 	return pks, nil
 }
@@ -766,9 +786,15 @@ func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteB
 // each returned row is handed to scan.
 func bulkQuery(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any, scan func(*sql.Rows) error) error {
 	for len(rows) > 0 {
-		n := min(len(rows), bulkRows)
+		n := bulkCache(ctx).size(len(rows))
 		q, args := bulkStatement(head, tail, rows[:n])
-		r, err := tx.QueryContext(ctx, q, args...)
+		var r *sql.Rows
+		var err error
+		if st := preparedBulk(ctx, tx, q, n); st != nil {
+			r, err = st.QueryContext(ctx, args...)
+		} else {
+			r, err = tx.QueryContext(ctx, q, args...)
+		}
 		if err != nil {
 			return err
 		}
@@ -797,13 +823,17 @@ const bulkRows = 256
 // statements of at most bulkRows rows: one statement per many rows is far
 // cheaper than one per row. Every row has the same width.
 //
-// Inside a WriteMany (ctx from withBulkStatements), a statement of
-// bulkRows rows is prepared once for the whole transaction: parsing a
-// statement of hundreds of rows costs about as much as running it, and an
-// import runs the same few again and again.
+// Inside a Write (ctx from withBulkStatements), a statement of bulkRows
+// rows is prepared once for the transaction. Inside a WriteMany, every
+// statement is: parsing a statement of hundreds of rows costs about as
+// much as running it, and an import runs the same few again and again. So
+// that they are few, a WriteMany's rows go in statements of a power of two
+// rows each (bulkStatements.size): 300 rows are statements of 256, 32, 8
+// and 4. A single Write runs each once, so splitting would only add
+// statements.
 func bulkInsert(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any) error {
 	for len(rows) > 0 {
-		n := min(len(rows), bulkRows)
+		n := bulkCache(ctx).size(len(rows))
 		q, args := bulkStatement(head, tail, rows[:n])
 		var err error
 		if st := preparedBulk(ctx, tx, q, n); st != nil {
@@ -819,25 +849,113 @@ func bulkInsert(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any
 	return nil
 }
 
-// bulkStatements keeps bulkInsert's full-size statements prepared for
-// one transaction; they close with it.
+// insertFTS inserts full-text rows (rowid, bank token, body).
+func insertFTS(ctx context.Context, tx *sql.Tx, rows [][]any) error {
+	if err := bulkInsert(ctx, tx, `INSERT INTO facts_fts (rowid, bank, body)`, ``, rows); err != nil {
+		return fmt.Errorf("index facts: %w", err)
+	}
+	return nil
+}
+
+// pendingFTS holds the full-text rows of a WriteMany's facts until the
+// end of its transaction (flush), batch by batch: the rows a batch added
+// go when its savepoint is rolled back (begin, rollback). Anything that
+// deletes full-text rows in the transaction flushes first (deleteDocument).
+type pendingFTS struct {
+	tx   *sql.Tx
+	rows [][]any
+	// mark is how many rows the batches before the current one left;
+	// flushed holds the rows flushed during the current batch, which a
+	// rollback of its savepoint takes out of the index again.
+	mark    int
+	flushed [][]any
+}
+
+// begin marks the start of a batch.
+func (p *pendingFTS) begin() {
+	p.mark, p.flushed = len(p.rows), nil
+}
+
+// rollback forgets the rows of the batch whose savepoint was just rolled
+// back, and takes back the earlier batches' rows it flushed, which the
+// rollback took out of the index.
+func (p *pendingFTS) rollback() {
+	all := append(p.flushed, p.rows...)
+	p.rows, p.flushed = all[:p.mark:p.mark], nil
+}
+
+// flush inserts the pending rows. A nil p has none.
+func (p *pendingFTS) flush(ctx context.Context, tx *sql.Tx) error {
+	if p == nil || len(p.rows) == 0 {
+		return nil
+	}
+	if err := insertFTS(ctx, tx, p.rows); err != nil {
+		return err
+	}
+	p.flushed = append(p.flushed, p.rows...)
+	p.rows = nil
+	return nil
+}
+
+// bulkStatements keeps bulkInsert's statements prepared for one
+// transaction: the full-size ones, or with many (a WriteMany's) all of
+// them; they close with it. With fts set, insertFacts leaves the
+// transaction's full-text rows to it.
 type bulkStatements struct {
 	tx    *sql.Tx
+	many  bool
 	stmts map[string]*sql.Stmt
+	fts   *pendingFTS
+}
+
+// bulkCache returns the statement cache ctx carries, or nil.
+func bulkCache(ctx context.Context) *bulkStatements {
+	c, _ := ctx.Value(bulkStatementsKey{}).(*bulkStatements)
+	return c
+}
+
+// deferFTS makes c hold its transaction's full-text rows and returns them.
+func (c *bulkStatements) deferFTS() *pendingFTS {
+	c.fts = &pendingFTS{tx: c.tx}
+	return c.fts
+}
+
+// pendingFTS returns the full-text rows c holds, or nil. A nil c holds
+// none.
+func (c *bulkStatements) pendingFTS() *pendingFTS {
+	if c == nil {
+		return nil
+	}
+	return c.fts
 }
 
 type bulkStatementsKey struct{}
 
-// withBulkStatements returns ctx carrying a statement cache for tx.
-func withBulkStatements(ctx context.Context, tx *sql.Tx) context.Context {
-	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, stmts: map[string]*sql.Stmt{}})
+// withBulkStatements returns ctx carrying a statement cache for tx; many
+// is for a WriteMany's transaction.
+func withBulkStatements(ctx context.Context, tx *sql.Tx, many bool) context.Context {
+	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, many: many, stmts: map[string]*sql.Stmt{}})
 }
 
-// preparedBulk returns q prepared in tx when ctx carries tx's cache and
-// q is a full-size statement (n rows), or nil: run q unprepared.
+// size is how many of n rows (n > 0) the next multi-row statement takes:
+// at most bulkRows, and in a WriteMany a power of two. A nil c is no
+// WriteMany's.
+func (c *bulkStatements) size(n int) int {
+	switch {
+	case n >= bulkRows:
+		return bulkRows
+	case c == nil || !c.many:
+		return n
+	}
+	return 1 << (bits.Len(uint(n)) - 1)
+}
+
+// preparedBulk returns q, a statement of n rows, prepared in tx when ctx
+// carries tx's cache and it keeps such statements, or nil: run q
+// unprepared.
 func preparedBulk(ctx context.Context, tx *sql.Tx, q string, n int) *sql.Stmt {
-	c, _ := ctx.Value(bulkStatementsKey{}).(*bulkStatements)
-	if c == nil || c.tx != tx || n != bulkRows {
+	c := bulkCache(ctx)
+	if c == nil || c.tx != tx || !c.many && n != bulkRows {
 		return nil
 	}
 	if st, ok := c.stmts[q]; ok {
