@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"sync"
 
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store/sqlite/internal/mirror"
@@ -74,6 +75,16 @@ func (s snapshot) Count(ctx context.Context, upTo int64) (int, error) {
 	return n, err
 }
 
+// FactID implements mirror.Snapshot.
+func (s snapshot) FactID(ctx context.Context, pk int64) (string, bool, error) {
+	var id string
+	err := s.tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE pk = ? AND bank_id = ?`, pk, s.bank).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return id, err == nil, err
+}
+
 // Facts implements mirror.Snapshot.
 func (s snapshot) Facts(ctx context.Context, after int64, fn func(*mirror.Row)) error {
 	rows, err := s.tx.QueryContext(ctx, `SELECT pk, id, kind, category, status, sensitivity, tags, coalesce(event_time, ?), coalesce(created_at, 0),
@@ -114,10 +125,31 @@ func (s snapshot) Documents(ctx context.Context, after int64, fn func(pk int64, 
 // Close implements mirror.Snapshot: the read ends.
 func (s snapshot) Close() error { return s.tx.Rollback() }
 
+// IndexDir returns the folder beside the database at path where the
+// search mirror keeps each bank's index file ("<path>-index", mode 0700,
+// files 0600): a cache of the database, read by a process's first search
+// of a bank instead of every fact row, checked against the bank and
+// rebuilt when it does not hold. Deleting it loses nothing.
+func IndexDir(path string) string { return path + "-index" }
+
+// schemaTag names the schema the code migrates to: its last migration.
+// An index file written under another schema is not read.
+var schemaTag = sync.OnceValue(func() string {
+	names, err := migrationFS.ReadDir("migrations")
+	if err != nil || len(names) == 0 {
+		return ""
+	}
+	last := names[0].Name()
+	for _, n := range names {
+		last = max(last, n.Name())
+	}
+	return last
+})
+
 // settings returns the search mirror's settings from the store's fields.
 func (s *Store) settings() mirror.Settings {
 	return mirror.Settings{ANNThreshold: s.ANNThreshold, FloatVectors: s.FloatVectors, IndexWorkers: s.IndexWorkers,
-		EfSearch: s.EfSearch, SpillDir: filepath.Dir(s.path)}
+		EfSearch: s.EfSearch, SpillDir: filepath.Dir(s.path), IndexDir: IndexDir(s.path), IndexTag: schemaTag()}
 }
 
 // SearchText implements memory.Store from the bank's search mirror:

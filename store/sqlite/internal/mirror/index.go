@@ -66,6 +66,17 @@ type bankIndex struct {
 	annThreshold int
 	efSearch     int
 	spillDir     string
+	// indexDir is where the bank's index file lives ("": none); fp
+	// fingerprints this build and schema in it (persist.go).
+	indexDir string
+	fp       uint64
+	// fileVersion is the version of the index file this index knows to
+	// be on disk (-1: none); sinceFile counts the facts added, removed
+	// or changed since, and saving is set while a goroutine writes the
+	// file.
+	fileVersion int64
+	sinceFile   int
+	saving      bool
 
 	termID map[string]int32
 	// terms holds every slot's distinct term ids (for removal), slot i's
@@ -265,7 +276,7 @@ func internStatus(s memory.Status) memory.Status {
 
 // newBankIndex returns an empty index that reflects no version yet.
 func newBankIndex() *bankIndex {
-	x := &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1}
+	x := &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1, fileVersion: -1}
 	x.changed = sync.NewCond(&x.mu)
 	return x
 }
@@ -406,6 +417,7 @@ func (x *bankIndex) compact() {
 
 // apply applies a committed write's change; the caller holds x.mu.
 func (x *bankIndex) apply(c *Change) {
+	x.sinceFile += len(c.removed) + len(c.added) + len(c.status)
 	for _, pk := range c.removed {
 		x.remove(pk)
 	}
@@ -435,6 +447,17 @@ func (x *bankIndex) release() {
 	if x.exact != nil {
 		x.exact.close()
 	}
+}
+
+// adopt takes y's contents, a whole index read from the bank's index
+// file, as x's own; the caller holds x.mu. x's lock, waiters and
+// settings stay.
+func (x *bankIndex) adopt(y *bankIndex) {
+	x.dim, x.version, x.maxPK = y.dim, y.version, y.maxPK
+	x.meta, x.state, x.length, x.pos, x.byID = y.meta, y.state, y.length, y.pos, y.byID
+	x.live, x.inactive, x.open = y.live, y.inactive, y.open
+	x.vecs, x.exact = y.vecs, y.exact
+	x.termID, x.terms, x.postings, x.df, x.totalLen = y.termID, y.terms, y.postings, y.df, y.totalLen
 }
 
 // id returns the id of the fact in slot i.

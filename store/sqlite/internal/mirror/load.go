@@ -85,6 +85,9 @@ func (m *Mirror) update(ctx context.Context, bank string, x *bankIndex, version 
 		go debug.FreeOSMemory()
 	}
 	m.maybeBuild(x)
+	if x.behind() {
+		m.saveLater(bank, x)
+	}
 	return true, nil
 }
 
@@ -102,11 +105,25 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) error {
 	if err != nil {
 		return err
 	}
+	if x.version < 0 && x.maxPK == 0 && x.indexDir != "" {
+		// A first load: from the bank's index file if it holds, then
+		// the rest of the way from the database like any stale index.
+		m.loadFile(ctx, bank, x, snap, version)
+		if x.version == version {
+			x.gap = false
+			x.changed.Broadcast()
+			return nil
+		}
+	}
+	added := len(x.meta)
 	if x.version >= 0 && x.live > 0 {
 		seen := make(map[int64]bool, x.live)
 		err := snap.Statuses(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
 			seen[pk] = true
 			if i, ok := x.pos[pk]; ok {
+				if e := &x.meta[i]; e.status != status || e.expiredAt != expiredAt {
+					x.sinceFile++
+				}
 				x.meta[i].status, x.meta[i].expiredAt = internStatus(status), expiredAt
 				x.setState(i)
 			}
@@ -117,6 +134,7 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) error {
 		for pk := range x.pos {
 			if !seen[pk] {
 				x.remove(pk)
+				x.sinceFile++
 			}
 		}
 	}
@@ -153,6 +171,7 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) error {
 	if err := loadEntries(ctx, snap, x.maxPK, add); err != nil {
 		return err
 	}
+	x.sinceFile += len(x.meta) - added
 	x.compact()
 	x.version, x.gap = version, false
 	x.changed.Broadcast()

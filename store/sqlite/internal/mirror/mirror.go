@@ -29,7 +29,10 @@ package mirror
 import (
 	"cmp"
 	"context"
+	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/internal/hnsw"
 	"github.com/mnemo-ai/mnemo/memory"
@@ -67,6 +70,14 @@ type Settings struct {
 	// SpillDir is where the spill files of the float32 vectors are made
 	// (unlinked at once where the OS allows).
 	SpillDir string
+	// IndexDir is the folder of the banks' index files (persist.go): a
+	// bank's first search reads its index from there instead of every
+	// fact row, and the mirror writes it there in the background and on
+	// Close. Empty: no files.
+	IndexDir string
+	// IndexTag names what the file's rows mean (the store's schema): a
+	// file written under another tag is not read.
+	IndexTag string
 }
 
 // Source is the file a mirror reflects; the store implements it. Its
@@ -92,6 +103,9 @@ type Snapshot interface {
 	// Count returns the number of the bank's facts whose row is at most
 	// upTo.
 	Count(ctx context.Context, upTo int64) (int, error)
+	// FactID returns the id of the bank's fact in row pk, or false if
+	// the bank has no fact there.
+	FactID(ctx context.Context, pk int64) (string, bool, error)
 	// Facts calls fn with every fact whose row is after after, in row
 	// order. fn keeps a copy of the row, its strings and its Embedding,
 	// never the pointer: the snapshot may reuse it.
@@ -137,6 +151,10 @@ type Mirror struct {
 	// counts.
 	closing chan struct{}
 	wg      sync.WaitGroup
+	// saves counts the goroutines writing index files; abandon tells
+	// them to give up (Close waited long enough).
+	saves   sync.WaitGroup
+	abandon atomic.Bool
 
 	// scores is the searches' scratch space (*scoreBuf), reused across
 	// searches and dropped with the mirror.
@@ -155,25 +173,47 @@ func New(src Source, settings func() Settings) *Mirror {
 // errClosed is the error of a search after Close.
 var errClosed = memory.Errorf(memory.EUNAVAILABLE, "search mirror closed")
 
-// Close stops the graph builders, waits for them and drops every bank's
-// mirror, releasing their memory and spill files. Searches after Close
-// fail with memory.EUNAVAILABLE. Close is idempotent.
+// DefaultSaveWait bounds how long Close waits for the index files being
+// written: a short-lived process (a hook's context) must get its file
+// written, and must not hang on a slow disk.
+const DefaultSaveWait = 2 * time.Second
+
+// Close stops the graph builders and waits for them, writes the index
+// file of each bank whose index is ahead of its file (waiting at most
+// DefaultSaveWait for every write), and drops every bank's mirror,
+// releasing their memory and spill files. Searches after Close fail with
+// memory.EUNAVAILABLE. Close is idempotent.
 func (m *Mirror) Close() {
 	m.mu.Lock()
 	if !m.closed {
 		close(m.closing)
 	}
-	facts := m.facts
+	facts, docs := m.facts, m.docs
 	m.facts, m.docs, m.closed = nil, nil, true
 	m.mu.Unlock()
 	m.wg.Wait()
+	for bank, x := range facts {
+		x.mu.Lock()
+		if x.behind() {
+			m.startSave(bank, x, docs[bank])
+		}
+		x.mu.Unlock()
+	}
+	done := make(chan struct{})
+	go func() { m.saves.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(DefaultSaveWait):
+		m.abandon.Store(true)
+		<-done
+	}
 	for _, x := range facts {
 		x.release()
 	}
 }
 
-// Drop forgets the bank's mirrors: the store calls it when it deleted the
-// bank.
+// Drop forgets the bank's mirrors and removes its index file: the store
+// calls it when it deleted the bank.
 func (m *Mirror) Drop(bank string) {
 	m.mu.Lock()
 	x := m.facts[bank]
@@ -182,6 +222,9 @@ func (m *Mirror) Drop(bank string) {
 	m.mu.Unlock()
 	if x != nil {
 		x.release()
+	}
+	if dir := m.settings().IndexDir; dir != "" {
+		os.Remove(indexPath(dir, bank))
 	}
 }
 
@@ -209,6 +252,9 @@ func (m *Mirror) Apply(bank string, version int64, c *Change) {
 	x.apply(c)
 	x.version = version
 	m.maybeBuild(x)
+	if x.behind() {
+		m.saveLater(bank, x)
+	}
 }
 
 // Begin tells the mirror that a write to bank is under way in this
@@ -256,6 +302,9 @@ func (m *Mirror) bank(bank string, created int64) (*bankIndex, error) {
 		x.annThreshold = s.ANNThreshold
 		x.efSearch = cmp.Or(s.EfSearch, hnsw.DefaultEfSearch)
 		x.spillDir = s.SpillDir
+		if s.IndexDir != "" {
+			x.indexDir, x.fp = s.IndexDir, fingerprint(s.IndexTag)
+		}
 		m.facts[bank] = x
 	}
 	m.mu.Unlock()

@@ -18,11 +18,20 @@ const vecBlock = 4096
 // rest) or, with Settings.FloatVectors or when no file can be made, in
 // memory. It is appended to under the index's write lock and read under
 // its read lock.
+//
+// An index loaded from its bank's index file starts with that file's
+// vectors (base: the file stays open, and a later file replaces it by
+// rename, never in place); vectors appended after them go to the spill
+// file or memory as above.
 type exactVectors struct {
-	dim    int
-	f      *os.File
-	name   string // to remove at close where an open file cannot be unlinked
-	inFile int    // vectors written to f
+	dim int
+	// base holds the first baseN vectors at baseOff, little-endian.
+	base    *os.File
+	baseOff int64
+	baseN   int
+	f       *os.File
+	name    string // to remove at close where an open file cannot be unlinked
+	inFile  int    // vectors written to f
 	// pending holds the vectors from inFile on while they go to the file,
 	// little-endian as the file (and Row.Embedding) stores them.
 	pending []byte
@@ -124,9 +133,29 @@ func (e *exactVectors) flush() {
 	e.pending = e.pending[:0]
 }
 
+// len returns the vectors held.
+func (e *exactVectors) len() int {
+	n := e.baseN + e.inFile + e.memLen()
+	if e.spilling() {
+		n += len(e.pending) / (4 * e.dim)
+	}
+	return n
+}
+
 // read returns vector i in dst, using raw as scratch space.
 func (e *exactVectors) read(i int, dst []float32, raw []byte) ([]float32, []byte, error) {
 	dst = dst[:0]
+	if cap(raw) < 4*e.dim {
+		raw = make([]byte, 4*e.dim)
+	}
+	raw = raw[:4*e.dim]
+	if i < e.baseN {
+		if _, err := e.base.ReadAt(raw, e.baseOff+int64(i)*int64(e.dim)*4); err != nil {
+			return dst, raw, err
+		}
+		return decodeVector(dst, raw), raw, nil
+	}
+	i -= e.baseN
 	if i >= e.inFile {
 		j := i - e.inFile
 		if e.spilling() {
@@ -135,18 +164,17 @@ func (e *exactVectors) read(i int, dst []float32, raw []byte) ([]float32, []byte
 		o := (j % vecBlock) * e.dim
 		return append(dst, e.mem[j/vecBlock][o:o+e.dim]...), raw, nil
 	}
-	if cap(raw) < 4*e.dim {
-		raw = make([]byte, 4*e.dim)
-	}
-	raw = raw[:4*e.dim]
 	if _, err := e.f.ReadAt(raw, int64(i)*int64(e.dim)*4); err != nil {
 		return dst, raw, err
 	}
 	return decodeVector(dst, raw), raw, nil
 }
 
-// close closes and removes the spill file.
+// close closes and removes the spill file, and closes the base.
 func (e *exactVectors) close() {
+	if e.base != nil {
+		e.base.Close()
+	}
 	if e.f != nil {
 		e.f.Close()
 		if e.name != "" {

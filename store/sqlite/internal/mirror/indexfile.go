@@ -1,0 +1,172 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"os"
+)
+
+// saveAfter is the facts added, removed or changed since a bank's index
+// file was written after which the mirror writes it again, for a bank of
+// live facts: until then a first load applies them from the database
+// (the new rows, and one pass over the statuses), which costs less than
+// writing the whole file each time a few facts came in.
+func saveAfter(live int) int { return max(512, live/32) }
+
+// loadFile fills x, on its first load, from the bank's index file if the
+// file holds: whole, of this build and schema, of this bank, no newer
+// than version (the database's, as snap sees it) and agreeing with snap
+// on its last fact. A file that does not hold is removed (the next write
+// replaces it); what the file could not give, the load reads from the
+// database as before. The caller holds x.mu.
+func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap Snapshot, version int64) {
+	path := indexPath(x.indexDir, bank)
+	l, err := readIndexFile(path, bank, x.created, version, x.fp, x)
+	if err != nil {
+		// A file ahead of this read may be another process's, newer
+		// than the snapshot this process read: leave it.
+		if errors.Is(err, errBadFile) && !errors.Is(err, errAhead) {
+			os.Remove(path)
+		}
+		return
+	}
+	if l.h.lastPK > 0 {
+		id, ok, err := snap.FactID(ctx, l.h.lastPK)
+		if err != nil || (ok && id != l.h.lastID) || (!ok && l.h.version == version) {
+			// Not this database's bank as the file says (a file copied
+			// beside another database, or a database put back from a
+			// backup), or the row could not be read: load from the file
+			// no further.
+			l.x.release()
+			if err == nil {
+				os.Remove(path)
+			}
+			return
+		}
+	}
+	x.adopt(l.x)
+	x.fileVersion, x.sinceFile = l.h.version, 0
+	if l.d == nil {
+		return
+	}
+	if d := m.docsToJoin(bank, x.created); d != nil && d.mu.TryLock() {
+		if d.version < 0 && d.facts == 0 {
+			d.adopt(l.d)
+		}
+		d.mu.Unlock()
+	}
+}
+
+// behind reports whether x's index file is to be written: x is loaded
+// and has no file, or saveAfter facts changed since its file. The caller
+// holds x.mu.
+func (x *bankIndex) behind() bool {
+	return x.indexDir != "" && !x.closed && x.version >= 0 && x.version > x.fileVersion &&
+		(x.fileVersion < 0 || x.sinceFile >= saveAfter(x.live))
+}
+
+// saveLater starts writing x's index file in the background, unless the
+// mirror is closed (Close writes what is left) or a write is under way.
+// The caller holds x.mu.
+func (m *Mirror) saveLater(bank string, x *bankIndex) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	m.startSave(bank, x, m.docs[bank])
+}
+
+// startSave starts a goroutine writing x's index file, with d's document
+// mirror if it is at x's version then, unless one is under way. The
+// caller holds x.mu and, unless Close calls it, m.mu (saves.Add must not
+// race Close's Wait).
+func (m *Mirror) startSave(bank string, x *bankIndex, d *docIndex) {
+	if x.saving || x.indexDir == "" {
+		return
+	}
+	x.saving = true
+	m.saves.Add(1)
+	go func() {
+		defer m.saves.Done()
+		m.save(bank, x, d)
+	}()
+}
+
+// save writes x's index file: encoded and written to a temporary file
+// under x's read lock (searches go on; a write waits), synced outside
+// it, and renamed into place unless the mirror dropped x meanwhile. Any
+// failure leaves the old file, or none: the file is only a cache.
+func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
+	defer func() {
+		x.mu.Lock()
+		x.saving = false
+		x.mu.Unlock()
+	}()
+	if d != nil {
+		// The document mirror may lag the fact index (no document search
+		// since the facts came in): bring it level, so the next process
+		// reads both from the file.
+		x.mu.RLock()
+		v := x.version
+		x.mu.RUnlock()
+		d.mu.Lock()
+		if d.version >= 0 && d.version < v {
+			if d.refresh(context.Background(), m.src, bank) != nil {
+				d.reset()
+			}
+		}
+		d.mu.Unlock()
+	}
+	x.mu.RLock()
+	if x.closed || x.version < 0 {
+		x.mu.RUnlock()
+		return
+	}
+	var docs *docIndex
+	if d != nil {
+		d.mu.RLock()
+		if d.version == x.version {
+			docs = d
+		} else {
+			d.mu.RUnlock()
+		}
+	}
+	s := encode(bank, x, docs, x.fp)
+	if docs != nil {
+		docs.mu.RUnlock()
+	}
+	var f *os.File
+	var err error
+	if s != nil {
+		f, err = s.write(x.indexDir, x, m.abandon.Load)
+	}
+	version, since := x.version, x.sinceFile
+	x.mu.RUnlock()
+	if s == nil || err != nil {
+		return
+	}
+	name := f.Name()
+	if err := errors.Join(f.Sync(), f.Close()); err != nil {
+		os.Remove(name)
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		os.Remove(name) // the bank was dropped: its file must not come back
+		return
+	}
+	if err := os.Rename(name, indexPath(x.indexDir, bank)); err != nil {
+		os.Remove(name)
+		return
+	}
+	x.fileVersion, x.sinceFile = version, x.sinceFile-since
+}
+
+// adopt takes y's contents, a document mirror read from the bank's index
+// file, as d's own; the caller holds d.mu.
+func (d *docIndex) adopt(y *docIndex) {
+	d.version, d.maxPK, d.facts, d.totalLen = y.version, y.maxPK, y.facts, y.totalLen
+	d.at, d.docs, d.slot, d.termID, d.postings = y.at, y.docs, y.slot, y.termID, y.postings
+}
