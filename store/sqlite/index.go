@@ -28,6 +28,19 @@ func (src source) Bank(ctx context.Context, bank string) (version, created int64
 	return version, created, err
 }
 
+// Embedding implements mirror.Source.
+func (src source) Embedding(ctx context.Context, bank string, pk int64) ([]float32, error) {
+	var blob []byte
+	err := src.db.QueryRowContext(ctx, `SELECT embedding FROM facts WHERE pk = ? AND bank_id = ?`, pk, bank).Scan(&blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil || len(blob) == 0 {
+		return nil, err
+	}
+	return decodeVector(nil, blob), nil
+}
+
 // Read implements mirror.Source: one read-only transaction.
 func (src source) Read(ctx context.Context, bank string) (mirror.Snapshot, error) {
 	tx, err := src.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})

@@ -401,6 +401,9 @@ func (x *bankIndex) compact() {
 		}
 	}
 	if oldExact != nil {
+		if oldExact.bad.Load() {
+			x.fileVersion = -1 // the index file failed a checksum: replace it
+		}
 		oldExact.close()
 	}
 	for t, ps := range x.postings {

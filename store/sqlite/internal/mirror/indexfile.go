@@ -44,6 +44,14 @@ func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap S
 			return
 		}
 	}
+	if e := l.x.exact; e != nil && e.base != nil {
+		// Base slots keep their rows whatever compaction does later; the
+		// loaded entries name them.
+		meta := l.x.meta
+		e.refetch = func(i int) ([]float32, error) {
+			return m.src.Embedding(context.Background(), bank, meta[i].pk)
+		}
+	}
 	x.adopt(l.x)
 	x.fileVersion, x.sinceFile = l.h.version, 0
 	if l.d == nil {
@@ -61,8 +69,13 @@ func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap S
 // and has no file, or saveAfter facts changed since its file. The caller
 // holds x.mu.
 func (x *bankIndex) behind() bool {
-	return x.indexDir != "" && !x.closed && x.version >= 0 && x.version > x.fileVersion &&
-		(x.fileVersion < 0 || x.sinceFile >= saveAfter(x.live))
+	if x.indexDir == "" || x.closed || x.version < 0 {
+		return false
+	}
+	if x.exact != nil && x.exact.bad.Load() {
+		return true // a vector of the file failed its checksum: replace it
+	}
+	return x.version > x.fileVersion && (x.fileVersion < 0 || x.sinceFile >= saveAfter(x.live))
 }
 
 // saveLater starts writing x's index file in the background, unless the

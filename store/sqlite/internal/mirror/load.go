@@ -74,11 +74,11 @@ func (m *Mirror) update(ctx context.Context, bank string, x *bankIndex, version 
 		// every change up to version too.
 		return true, nil
 	}
-	before := len(x.meta)
-	if err := m.refresh(ctx, bank, x); err != nil {
+	rows, err := m.refresh(ctx, bank, x)
+	if err != nil {
 		return false, fmt.Errorf("load search index of bank %s: %w", bank, err)
 	}
-	if len(x.meta)-before >= freeAfterLoad {
+	if rows >= freeAfterLoad {
 		// Loading left the rows read (vectors as float32 blobs, text) as
 		// garbage of about twice the index's size: hand it back to the OS
 		// now rather than over the scavenger's minutes.
@@ -92,18 +92,19 @@ func (m *Mirror) update(ctx context.Context, bank string, x *bankIndex, version 
 }
 
 // refresh brings x in line with the file: it drops facts that are gone,
-// updates statuses and loads facts added since the index last looked. The
-// caller holds x.mu. The version is read in the same read transaction as
+// updates statuses and loads facts added since the index last looked
+// (on a first load, from the bank's index file first), and returns the
+// rows it read. The caller holds x.mu. The version is read in the same read transaction as
 // the rows, so the index never claims a version newer than its contents.
-func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) error {
+func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) (rows int, err error) {
 	snap, err := m.src.Read(ctx, bank)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer snap.Close()
 	version, err := snap.Version(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if x.version < 0 && x.maxPK == 0 && x.indexDir != "" {
 		// A first load: from the bank's index file if it holds, then
@@ -112,7 +113,7 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) error {
 		if x.version == version {
 			x.gap = false
 			x.changed.Broadcast()
-			return nil
+			return 0, nil
 		}
 	}
 	added := len(x.meta)
@@ -129,7 +130,7 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) error {
 			}
 		})
 		if err != nil {
-			return err
+			return 0, err
 		}
 		for pk := range x.pos {
 			if !seen[pk] {
@@ -169,16 +170,17 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) error {
 		}
 	}
 	if err := loadEntries(ctx, snap, x.maxPK, add); err != nil {
-		return err
+		return 0, err
 	}
-	x.sinceFile += len(x.meta) - added
+	rows = len(x.meta) - added
+	x.sinceFile += rows
 	x.compact()
 	x.version, x.gap = version, false
 	x.changed.Broadcast()
 	if d != nil {
 		d.version = version
 	}
-	return nil
+	return rows, nil
 }
 
 // docsToJoin returns the bank's document mirror for a first load of its

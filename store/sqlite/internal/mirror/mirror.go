@@ -88,6 +88,10 @@ type Source interface {
 	// its identity across a delete and a create by another process, or
 	// an error: memory.ENOTFOUND for a bank that does not exist.
 	Bank(ctx context.Context, bank string) (version, created int64, err error)
+	// Embedding returns the vector of the bank's fact in row pk (nil:
+	// none): a vector of the index file that fails its checksum is read
+	// from here.
+	Embedding(ctx context.Context, bank string, pk int64) ([]float32, error)
 	// Read starts one consistent read of the bank, which the mirror ends
 	// with [Snapshot.Close].
 	Read(ctx context.Context, bank string) (Snapshot, error)

@@ -33,14 +33,18 @@ import (
 //
 // Layout (little-endian): a header (fileMagic, format, flags,
 // fingerprint, the bank's creation time, version and last row, its id,
-// the lengths of the two sections), the index section (strings, entries,
+// the lengths of the sections), the index section (strings, entries,
 // tags, terms with their postings, each slot's term ids, the int8
 // vectors and scales, the document mirror), the float32 section (one
-// vector a slot, read with pread while the index lives) and a trailer:
-// the CRC-32C of everything before it and fileEnd. Files are written to
-// a temporary file in the folder, synced and renamed over the old one,
-// so a reader sees a whole file or the previous one; a crash leaves at
-// worst a torn temporary file or one the checksum refuses.
+// vector a slot, read with pread while the index lives), the CRC-32C of
+// each of those vectors, and a trailer: the CRC-32C of the header, the
+// index section and the vectors' checksums, and fileEnd. A load reads
+// all but the float32 section, the file's bulk; a vector is checked when
+// a search reads it, and one that fails is read from the database
+// instead (Source.Embedding). Files are written to a temporary file in
+// the folder, synced and renamed over the old one, so a reader sees a
+// whole file or the previous one; a crash leaves at worst a temporary
+// file or one the lengths or checksums refuse.
 
 // Names and numbers of the index file.
 const (
@@ -53,7 +57,7 @@ const (
 	// trailerLen is the CRC and fileEnd.
 	trailerLen = 4 + len(fileEnd)
 	// headerFixed is the header before the bank id.
-	headerFixed = len(fileMagic) + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8
+	headerFixed = len(fileMagic) + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 8
 )
 
 // flagDocs: the file holds the document mirror too.
@@ -96,11 +100,16 @@ type fileHeader struct {
 	maxPK         int64
 	// lastPK is the row of the file's last fact, lastID its id (0 and
 	// "": none): the load checks the database holds that fact.
-	lastPK    int64
-	lastID    string
-	bank      string
-	idxLen    uint64
-	floatLen  uint64
+	lastPK int64
+	lastID string
+	bank   string
+	idxLen uint64
+	// qLen is the length of the int8 vectors, each with its scale,
+	// between the index section and the float32 section.
+	qLen     uint64
+	floatLen uint64
+	// tableLen is the length of the vectors' checksums (4 bytes each).
+	tableLen  uint64
 	headerLen int64
 }
 
@@ -125,7 +134,7 @@ func readHeader(f *os.File) (fileHeader, error) {
 	h.format, h.flags, h.fingerprint = d.u32(), d.u32(), d.u64()
 	h.created, h.version, h.maxPK, h.lastPK = d.i64(), d.i64(), d.i64(), d.i64()
 	bankLen := d.u32()
-	h.idxLen, h.floatLen = d.u64(), d.u64()
+	h.idxLen, h.qLen, h.floatLen, h.tableLen = d.u64(), d.u64(), d.u64(), d.u64()
 	if h.format != fileFormat || bankLen > 1<<16 {
 		return h, errBadFile
 	}
@@ -162,7 +171,9 @@ func appendHeader(b []byte, h *fileHeader) []byte {
 	}
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(h.bank)))
 	b = binary.LittleEndian.AppendUint64(b, h.idxLen)
+	b = binary.LittleEndian.AppendUint64(b, h.qLen)
 	b = binary.LittleEndian.AppendUint64(b, h.floatLen)
+	b = binary.LittleEndian.AppendUint64(b, h.tableLen)
 	b = append(b, h.bank...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(h.lastID)))
 	return append(b, h.lastID...)
@@ -207,13 +218,14 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		return nil, fmt.Errorf("%w: of another bank", errBadFile)
 	case h.version > version:
 		return nil, fmt.Errorf("%w (version %d > %d)", errAhead, h.version, version)
-	case h.idxLen > uint64(st.Size()) || h.floatLen > uint64(st.Size()) ||
-		h.headerLen+int64(h.idxLen)+int64(h.floatLen)+int64(trailerLen) != st.Size():
+	case h.idxLen > uint64(st.Size()) || h.qLen > uint64(st.Size()) || h.floatLen > uint64(st.Size()) || h.tableLen > uint64(st.Size()) ||
+		h.headerLen+int64(h.idxLen+h.qLen+h.floatLen+h.tableLen)+int64(trailerLen) != st.Size():
 		return nil, fmt.Errorf("%w: torn (%d bytes)", errBadFile, st.Size())
 	}
-	// The checksum covers the header, the index section and the float32
-	// vectors, read through a small buffer (the page cache holds them,
-	// not the heap).
+	// The checksum covers the header, the index section, the int8
+	// vectors and the float32 vectors' checksums; a float32 vector is
+	// checked when it is read (exactVectors), so a load never reads the
+	// float32 section, the file's bulk.
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
@@ -221,59 +233,84 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 	if _, err := io.ReadFull(f, head); err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadFile, err)
 	}
-	crc := crc32.Update(0, castagnoli, head)
 	idx := make([]byte, h.idxLen)
 	if _, err := io.ReadFull(f, idx); err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadFile, err)
 	}
-	crc = crc32.Update(crc, castagnoli, idx)
-	var floats []byte // kept only for an index with its vectors in memory
-	if proto.floatVectors {
-		floats = make([]byte, h.floatLen)
-		if _, err := io.ReadFull(f, floats); err != nil {
-			return nil, fmt.Errorf("%w: %v", errBadFile, err)
-		}
-		crc = crc32.Update(crc, castagnoli, floats)
-	} else {
-		buf := make([]byte, 256<<10)
-		for left := int64(h.floatLen); left > 0; {
-			n := min(int64(len(buf)), left)
-			if _, err := io.ReadFull(f, buf[:n]); err != nil {
-				return nil, fmt.Errorf("%w: %v", errBadFile, err)
-			}
-			crc = crc32.Update(crc, castagnoli, buf[:n])
-			left -= n
-		}
-	}
-	var tr [trailerLen]byte
-	if _, err := io.ReadFull(f, tr[:]); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadFile, err)
-	}
-	if binary.LittleEndian.Uint32(tr[:4]) != crc || string(tr[4:]) != fileEnd {
-		return nil, fmt.Errorf("%w: checksum mismatch", errBadFile)
-	}
+	crc := crc32.Update(crc32.Update(0, castagnoli, head), castagnoli, idx)
 	l := &loaded{h: h}
 	if err := l.decode(idx, proto); err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadFile, err)
 	}
 	x := l.x
+	n := len(x.meta)
+	if uint64(n)*uint64(x.dim+4) != h.qLen && !(x.dim == 0 && h.qLen == 0) {
+		return nil, fmt.Errorf("%w: int8 vectors of %d bytes for %d slots", errBadFile, h.qLen, n)
+	}
+	if x.dim > 0 {
+		// Straight from the file into the index's blocks, a chunk at a
+		// time: no copy of the whole section in between.
+		x.vecs = hnsw.NewInt8Vectors(x.dim)
+		size := x.dim + 4
+		buf := make([]byte, size*max(1, (256<<10)/size))
+		q := make([]int8, x.dim)
+		for left := n; left > 0; {
+			k := min(left, len(buf)/size)
+			chunk := buf[:k*size]
+			if _, err := io.ReadFull(f, chunk); err != nil {
+				return nil, fmt.Errorf("%w: %v", errBadFile, err)
+			}
+			crc = crc32.Update(crc, castagnoli, chunk)
+			for i := range k {
+				v := chunk[i*size : (i+1)*size]
+				for j, c := range v[:x.dim] {
+					q[j] = int8(c)
+				}
+				x.vecs.AppendQuantized(q, math.Float32frombits(binary.LittleEndian.Uint32(v[x.dim:])))
+			}
+			left -= k
+		}
+	}
+	floatOff := h.headerLen + int64(h.idxLen+h.qLen)
+	tail := make([]byte, h.tableLen+uint64(trailerLen))
+	if _, err := f.ReadAt(tail, floatOff+int64(h.floatLen)); err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadFile, err)
+	}
+	table, tr := tail[:h.tableLen], tail[h.tableLen:]
+	crc = crc32.Update(crc, castagnoli, table)
+	if binary.LittleEndian.Uint32(tr[:4]) != crc || string(tr[4:]) != fileEnd {
+		return nil, fmt.Errorf("%w: checksum mismatch", errBadFile)
+	}
 	if x.dim == 0 {
-		if h.floatLen != 0 {
-			return nil, fmt.Errorf("%w: float32 section without a dimension", errBadFile)
+		if h.floatLen != 0 || h.tableLen != 0 {
+			return nil, fmt.Errorf("%w: vectors without a dimension", errBadFile)
 		}
 		return l, nil // the deferred Close: no vectors to read from f
 	}
-	if uint64(len(x.meta))*uint64(x.dim)*4 != h.floatLen {
-		return nil, fmt.Errorf("%w: float32 section of %d bytes for %d vectors", errBadFile, h.floatLen, len(x.meta))
+	if uint64(n)*uint64(x.dim)*4 != h.floatLen || uint64(n)*4 != h.tableLen {
+		return nil, fmt.Errorf("%w: vectors of %d bytes and %d checksums for %d slots", errBadFile, h.floatLen, h.tableLen/4, n)
+	}
+	sums := make([]uint32, n)
+	for i := range sums {
+		sums[i] = binary.LittleEndian.Uint32(table[4*i:])
 	}
 	x.exact = newExactVectors(x.dim, x.floatVectors, x.spillDir)
 	if x.floatVectors {
-		for i := 0; i < len(floats); i += 4 * x.dim {
-			x.exact.appendEncoded(floats[i : i+4*x.dim])
+		// Vectors kept in memory are read, and checked, now.
+		floats := make([]byte, h.floatLen)
+		if _, err := f.ReadAt(floats, floatOff); err != nil {
+			return nil, fmt.Errorf("%w: %v", errBadFile, err)
+		}
+		for i := range n {
+			v := floats[i*4*x.dim : (i+1)*4*x.dim]
+			if crc32.Checksum(v, castagnoli) != sums[i] {
+				return nil, fmt.Errorf("%w: vector %d's checksum", errBadFile, i)
+			}
+			x.exact.appendEncoded(v)
 		}
 		return l, nil
 	}
-	x.exact.base, x.exact.baseOff, x.exact.baseN = f, h.headerLen+int64(h.idxLen), len(x.meta)
+	x.exact.base, x.exact.baseOff, x.exact.baseN, x.exact.baseSums = f, floatOff, n, sums
 	ok = true // f stays open: the vectors' base
 	return l, nil
 }
@@ -448,22 +485,7 @@ func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 			return fmt.Errorf("slot %d's terms out of range", i)
 		}
 	}
-	if dim > 0 {
-		x.dim = dim
-		x.vecs = hnsw.NewInt8Vectors(dim)
-		q := d.bytes(n * dim)
-		sc := d.bytes(n * 4)
-		if d.err != nil {
-			return d.err
-		}
-		v := make([]int8, dim)
-		for i := range n {
-			for j, c := range q[i*dim : (i+1)*dim] {
-				v[j] = int8(c)
-			}
-			x.vecs.AppendQuantized(v, math.Float32frombits(binary.LittleEndian.Uint32(sc[4*i:])))
-		}
-	}
+	x.dim = dim // the int8 vectors follow the section (readIndexFile)
 	if d.err != nil {
 		return d.err
 	}
@@ -682,27 +704,6 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 			e.u32(uint32(newTerm[t]))
 		}
 	}
-	if dim > 0 {
-		// The int8 vectors, quantized again from the float32 originals as
-		// a load quantizes them (Quantize is deterministic), then scales.
-		q := make([]int8, dim)
-		var buf []float32
-		var raw []byte
-		scales := make([]float32, 0, len(s.slots))
-		for _, i := range s.slots {
-			var err error
-			if buf, raw, err = x.exact.read(i, buf, raw); err != nil {
-				return nil // the spill file failed: no file this time
-			}
-			scales = append(scales, hnsw.Quantize(q, buf))
-			for _, c := range q {
-				e.b = append(e.b, byte(c))
-			}
-		}
-		for _, sc := range scales {
-			e.u32(math.Float32bits(sc))
-		}
-	}
 	if d != nil {
 		s.h.flags |= flagDocs
 		e.i64(d.maxPK)
@@ -749,7 +750,13 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	body = append(body, strs...)
 	s.body = append(body, e.b...)
 	s.h.idxLen = uint64(len(s.body))
+	if dim > 0 {
+		s.h.qLen = uint64(len(s.slots)) * uint64(dim+4)
+	}
 	s.h.floatLen = uint64(len(s.slots)) * uint64(dim) * 4
+	if dim > 0 {
+		s.h.tableLen = uint64(len(s.slots)) * 4
+	}
 	return s
 }
 
@@ -775,36 +782,58 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 		return fail(err)
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
-	crc := uint32(0)
-	put := func(p []byte) error {
-		crc = crc32.Update(crc, castagnoli, p)
-		_, err := w.Write(p)
-		return err
-	}
-	if err := put(appendHeader(nil, &s.h)); err != nil {
+	head := appendHeader(nil, &s.h)
+	crc := crc32.Update(crc32.Update(0, castagnoli, head), castagnoli, s.body)
+	if _, err := w.Write(head); err != nil {
 		return fail(err)
 	}
-	if err := put(s.body); err != nil {
+	if _, err := w.Write(s.body); err != nil {
 		return fail(err)
 	}
+	var table []byte
 	if x.dim > 0 {
-		var buf []float32
-		var raw, out []byte
-		for n, i := range s.slots {
-			if n%4096 == 0 && stop() {
-				return fail(errors.New("abandoned"))
+		// The int8 vectors as the index holds them, each with its scale.
+		b := make([]byte, 0, x.dim+4)
+		for _, i := range s.slots {
+			q, sc := x.vecs.Quantized(i)
+			b = b[:0]
+			for _, c := range q {
+				b = append(b, byte(c))
 			}
-			if buf, raw, err = x.exact.read(i, buf, raw); err != nil {
-				return fail(err)
-			}
-			out = out[:0]
-			for _, v := range buf {
-				out = binary.LittleEndian.AppendUint32(out, math.Float32bits(v))
-			}
-			if err := put(out); err != nil {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(sc))
+			crc = crc32.Update(crc, castagnoli, b)
+			if _, err := w.Write(b); err != nil {
 				return fail(err)
 			}
 		}
+		// The live slots' vectors, read from the spill file in runs of
+		// consecutive slots, each with its checksum.
+		size := 4 * x.dim
+		table = make([]byte, 0, 4*len(s.slots))
+		var raw []byte
+		for at := 0; at < len(s.slots); {
+			if stop() {
+				return fail(errors.New("abandoned"))
+			}
+			n := 1
+			for n < spillChunk && at+n < len(s.slots) && s.slots[at+n] == s.slots[at]+n {
+				n++
+			}
+			if raw, err = x.exact.readRaw(s.slots[at], n, raw[:0]); err != nil {
+				return fail(err)
+			}
+			for i := range n {
+				table = binary.LittleEndian.AppendUint32(table, crc32.Checksum(raw[i*size:(i+1)*size], castagnoli))
+			}
+			if _, err := w.Write(raw); err != nil {
+				return fail(err)
+			}
+			at += n
+		}
+	}
+	crc = crc32.Update(crc, castagnoli, table)
+	if _, err := w.Write(table); err != nil {
+		return fail(err)
 	}
 	var tr [trailerLen]byte
 	binary.LittleEndian.PutUint32(tr[:], crc)
