@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+	"unsafe"
 
 	"github.com/mnemo-ai/mnemo/internal/hnsw"
 	"github.com/mnemo-ai/mnemo/internal/lex"
@@ -253,7 +255,6 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		x.vecs = hnsw.NewInt8Vectors(x.dim)
 		size := x.dim + 4
 		buf := make([]byte, size*max(1, (256<<10)/size))
-		q := make([]int8, x.dim)
 		for left := n; left > 0; {
 			k := min(left, len(buf)/size)
 			chunk := buf[:k*size]
@@ -263,9 +264,9 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 			crc = crc32.Update(crc, castagnoli, chunk)
 			for i := range k {
 				v := chunk[i*size : (i+1)*size]
-				for j, c := range v[:x.dim] {
-					q[j] = int8(c)
-				}
+				// The bytes are the int8s (two's complement either way):
+				// read them as such rather than convert each.
+				q := unsafe.Slice((*int8)(unsafe.Pointer(&v[0])), x.dim)
 				x.vecs.AppendQuantized(q, math.Float32frombits(binary.LittleEndian.Uint32(v[x.dim:])))
 			}
 			left -= k
@@ -760,6 +761,24 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	return s
 }
 
+// tempPattern names the temporary files index files are written to.
+const tempPattern = "bank" + fileSuffix + ".tmp-*"
+
+// staleTemp is the age after which a temporary file in the folder is
+// taken for one a crashed process left, and removed.
+const staleTemp = time.Hour
+
+// removeStaleTemps removes the temporary files in dir older than
+// staleTemp.
+func removeStaleTemps(dir string) {
+	names, _ := filepath.Glob(filepath.Join(dir, tempPattern))
+	for _, name := range names {
+		if st, err := os.Stat(name); err == nil && time.Since(st.ModTime()) > staleTemp {
+			os.Remove(name)
+		}
+	}
+}
+
 // write writes s to a temporary file in dir, mode 0600 (dir is made
 // 0700), with the float32 vectors of x's live slots (the caller holds
 // x.mu for reading), and returns that file, flushed but not synced; the
@@ -769,7 +788,8 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "bank"+fileSuffix+".tmp-*")
+	removeStaleTemps(dir)
+	f, err := os.CreateTemp(dir, tempPattern)
 	if err != nil {
 		return nil, err
 	}
@@ -796,10 +816,7 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 		b := make([]byte, 0, x.dim+4)
 		for _, i := range s.slots {
 			q, sc := x.vecs.Quantized(i)
-			b = b[:0]
-			for _, c := range q {
-				b = append(b, byte(c))
-			}
+			b = append(b[:0], unsafe.Slice((*byte)(unsafe.Pointer(&q[0])), len(q))...)
 			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(sc))
 			crc = crc32.Update(crc, castagnoli, b)
 			if _, err := w.Write(b); err != nil {
