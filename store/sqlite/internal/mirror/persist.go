@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -44,9 +45,9 @@ import (
 // all but the float32 section, the file's bulk; a vector is checked when
 // a search reads it, and one that fails is read from the database
 // instead (Source.Embedding). Files are written to a temporary file in
-// the folder, synced and renamed over the old one, so a reader sees a
-// whole file or the previous one; a crash leaves at worst a temporary
-// file or one the lengths or checksums refuse.
+// the folder and renamed over the old one, so a reader sees a whole file
+// or the previous one; a crash leaves at worst a temporary file (removed
+// once stale) or one the lengths or checksums refuse.
 
 // Names and numbers of the index file.
 const (
@@ -65,9 +66,9 @@ const (
 // flagDocs: the file holds the document mirror too.
 const flagDocs = 1
 
-// castagnoli is the CRC-32C table (hardware-accelerated on amd64 and
-// arm64).
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli returns the CRC-32C table (hardware-accelerated on amd64
+// and arm64), made on first use: not at start-up of every process.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // fingerprintProbe is text whose words pass through the stemmer and the
 // stopword list: a build that counts words differently fingerprints
@@ -239,7 +240,7 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 	if _, err := io.ReadFull(f, idx); err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadFile, err)
 	}
-	crc := crc32.Update(crc32.Update(0, castagnoli, head), castagnoli, idx)
+	crc := crc32.Update(crc32.Update(0, castagnoli(), head), castagnoli(), idx)
 	l := &loaded{h: h}
 	if err := l.decode(idx, proto); err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadFile, err)
@@ -261,7 +262,7 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 			if _, err := io.ReadFull(f, chunk); err != nil {
 				return nil, fmt.Errorf("%w: %v", errBadFile, err)
 			}
-			crc = crc32.Update(crc, castagnoli, chunk)
+			crc = crc32.Update(crc, castagnoli(), chunk)
 			for i := range k {
 				v := chunk[i*size : (i+1)*size]
 				// The bytes are the int8s (two's complement either way):
@@ -278,7 +279,7 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		return nil, fmt.Errorf("%w: %v", errBadFile, err)
 	}
 	table, tr := tail[:h.tableLen], tail[h.tableLen:]
-	crc = crc32.Update(crc, castagnoli, table)
+	crc = crc32.Update(crc, castagnoli(), table)
 	if binary.LittleEndian.Uint32(tr[:4]) != crc || string(tr[4:]) != fileEnd {
 		return nil, fmt.Errorf("%w: checksum mismatch", errBadFile)
 	}
@@ -304,7 +305,7 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		}
 		for i := range n {
 			v := floats[i*4*x.dim : (i+1)*4*x.dim]
-			if crc32.Checksum(v, castagnoli) != sums[i] {
+			if crc32.Checksum(v, castagnoli()) != sums[i] {
 				return nil, fmt.Errorf("%w: vector %d's checksum", errBadFile, i)
 			}
 			x.exact.appendEncoded(v)
@@ -781,8 +782,8 @@ func removeStaleTemps(dir string) {
 
 // write writes s to a temporary file in dir, mode 0600 (dir is made
 // 0700), with the float32 vectors of x's live slots (the caller holds
-// x.mu for reading), and returns that file, flushed but not synced; the
-// caller syncs, closes and renames it into place. stop, when it reports
+// x.mu for reading), and returns that file, flushed; the caller closes
+// it and renames it into place. stop, when it reports
 // true between chunks, abandons the write.
 func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -803,7 +804,7 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
 	head := appendHeader(nil, &s.h)
-	crc := crc32.Update(crc32.Update(0, castagnoli, head), castagnoli, s.body)
+	crc := crc32.Update(crc32.Update(0, castagnoli(), head), castagnoli(), s.body)
 	if _, err := w.Write(head); err != nil {
 		return fail(err)
 	}
@@ -818,7 +819,7 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 			q, sc := x.vecs.Quantized(i)
 			b = append(b[:0], unsafe.Slice((*byte)(unsafe.Pointer(&q[0])), len(q))...)
 			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(sc))
-			crc = crc32.Update(crc, castagnoli, b)
+			crc = crc32.Update(crc, castagnoli(), b)
 			if _, err := w.Write(b); err != nil {
 				return fail(err)
 			}
@@ -840,7 +841,7 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 				return fail(err)
 			}
 			for i := range n {
-				table = binary.LittleEndian.AppendUint32(table, crc32.Checksum(raw[i*size:(i+1)*size], castagnoli))
+				table = binary.LittleEndian.AppendUint32(table, crc32.Checksum(raw[i*size:(i+1)*size], castagnoli()))
 			}
 			if _, err := w.Write(raw); err != nil {
 				return fail(err)
@@ -848,7 +849,7 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 			at += n
 		}
 	}
-	crc = crc32.Update(crc, castagnoli, table)
+	crc = crc32.Update(crc, castagnoli(), table)
 	if _, err := w.Write(table); err != nil {
 		return fail(err)
 	}

@@ -165,7 +165,7 @@ func (e *exactVectors) readRaw(i, n int, dst []byte) ([]byte, error) {
 			if f == e.base {
 				// Checked as read does; a failing vector is refetched.
 				for j := range run {
-					if crc32.Checksum(dst[at+j*size:at+(j+1)*size], castagnoli) != e.baseSums[i+j] {
+					if crc32.Checksum(dst[at+j*size:at+(j+1)*size], castagnoli()) != e.baseSums[i+j] {
 						v, _, err := e.read(i+j, nil, nil)
 						if err != nil {
 							return dst[:at], err
@@ -200,7 +200,7 @@ func (e *exactVectors) read(i int, dst []float32, raw []byte) ([]float32, []byte
 	raw = raw[:4*e.dim]
 	if i < e.baseN {
 		_, err := e.base.ReadAt(raw, e.baseOff+int64(i)*int64(e.dim)*4)
-		if err == nil && crc32.Checksum(raw, castagnoli) == e.baseSums[i] {
+		if err == nil && crc32.Checksum(raw, castagnoli()) == e.baseSums[i] {
 			return decodeVector(dst, raw), raw, nil
 		}
 		// The index file changed under us or its disk failed: never
