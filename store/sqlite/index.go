@@ -81,6 +81,26 @@ func (s snapshot) Statuses(ctx context.Context, upTo int64, fn func(pk int64, st
 	return rows.Err()
 }
 
+// Changed implements mirror.Snapshot, from facts_bank_changed
+// (migration 027).
+func (s snapshot) Changed(ctx context.Context, upTo int64, fn func(pk int64, status memory.Status, expiredAt int64)) error {
+	rows, err := s.tx.QueryContext(ctx, `SELECT pk, status, coalesce(expired_at, 0) FROM facts
+		WHERE bank_id = ? AND pk <= ? AND (status <> 'active' OR expired_at IS NOT NULL)`, s.bank, upTo)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pk, expired int64
+		var st string
+		if err := rows.Scan(&pk, &st, &expired); err != nil {
+			return err
+		}
+		fn(pk, memory.Status(st), expired)
+	}
+	return rows.Err()
+}
+
 // Count implements mirror.Snapshot.
 func (s snapshot) Count(ctx context.Context, upTo int64) (int, error) {
 	var n int

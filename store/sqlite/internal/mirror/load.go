@@ -118,25 +118,8 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) (rows i
 	}
 	added := len(x.meta)
 	if x.version >= 0 && x.live > 0 {
-		seen := make(map[int64]bool, x.live)
-		err := snap.Statuses(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
-			seen[pk] = true
-			if i, ok := x.pos[pk]; ok {
-				if e := &x.meta[i]; e.status != status || e.expiredAt != expiredAt {
-					x.sinceFile++
-				}
-				x.meta[i].status, x.meta[i].expiredAt = internStatus(status), expiredAt
-				x.setState(i)
-			}
-		})
-		if err != nil {
+		if err := x.syncStatuses(ctx, snap); err != nil {
 			return 0, err
-		}
-		for pk := range x.pos {
-			if !seen[pk] {
-				x.remove(pk)
-				x.sinceFile++
-			}
 		}
 	}
 	add := x.add
@@ -181,6 +164,62 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) (rows i
 		d.version = version
 	}
 	return rows, nil
+}
+
+// syncStatuses brings the statuses and expiries of x's facts (rows up to
+// x.maxPK) in line with snap and drops the facts snap no longer holds.
+// When none was deleted (snap counts as many rows up to maxPK as x
+// holds: rows only grow, so no other row can have come in), only the
+// facts not active or expired are read (Snapshot.Changed) and every
+// other fact is active and unexpired; otherwise every status is read.
+// The caller holds x.mu.
+func (x *bankIndex) syncStatuses(ctx context.Context, snap Snapshot) error {
+	n, err := snap.Count(ctx, x.maxPK)
+	if err != nil {
+		return err
+	}
+	set := func(i int, status memory.Status, expiredAt int64) {
+		if e := &x.meta[i]; e.status != status || e.expiredAt != expiredAt {
+			e.status, e.expiredAt = internStatus(status), expiredAt
+			x.setState(i)
+			x.sinceFile++
+		}
+	}
+	if n == x.live {
+		changed := map[int64]bool{}
+		err := snap.Changed(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
+			changed[pk] = true
+			if i, ok := x.pos[pk]; ok {
+				set(i, status, expiredAt)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		for i := range x.meta {
+			if e := &x.meta[i]; !e.dead && (e.status != memory.StatusActive || e.expiredAt != 0) && !changed[e.pk] {
+				set(i, memory.StatusActive, 0)
+			}
+		}
+		return nil
+	}
+	seen := make(map[int64]bool, x.live)
+	err = snap.Statuses(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
+		seen[pk] = true
+		if i, ok := x.pos[pk]; ok {
+			set(i, status, expiredAt)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for pk := range x.pos {
+		if !seen[pk] {
+			x.remove(pk)
+			x.sinceFile++
+		}
+	}
+	return nil
 }
 
 // docsToJoin returns the bank's document mirror for a first load of its

@@ -104,6 +104,11 @@ type Snapshot interface {
 	// Statuses calls fn with the row, status and expiry (µs; 0: not
 	// expired) of every fact whose row is at most upTo.
 	Statuses(ctx context.Context, upTo int64, fn func(pk int64, status memory.Status, expiredAt int64)) error
+	// Changed calls fn with the row, status and expiry of every fact
+	// whose row is at most upTo and that is not active or has an expiry:
+	// what Statuses gives, less the active unexpired facts (most of a
+	// bank), which it must find without reading them.
+	Changed(ctx context.Context, upTo int64, fn func(pk int64, status memory.Status, expiredAt int64)) error
 	// Count returns the number of the bank's facts whose row is at most
 	// upTo.
 	Count(ctx context.Context, upTo int64) (int, error)

@@ -24,6 +24,16 @@ func (s *fakeSnapshot) FactID(ctx context.Context, pk int64) (string, bool, erro
 	return "", false, nil
 }
 
+// Changed implements Snapshot for the fake.
+func (s *fakeSnapshot) Changed(ctx context.Context, upTo int64, fn func(int64, memory.Status, int64)) error {
+	for _, r := range s.rows {
+		if r.PK <= upTo && (r.Status != string(memory.StatusActive) || r.ExpiredAt != 0) {
+			fn(r.PK, memory.Status(r.Status), r.ExpiredAt)
+		}
+	}
+	return nil
+}
+
 // Embedding implements Source for the fake.
 func (f *fakeSource) Embedding(ctx context.Context, bank string, pk int64) ([]float32, error) {
 	f.mu.Lock()
@@ -39,7 +49,8 @@ func (f *fakeSource) Embedding(ctx context.Context, bank string, pk int64) ([]fl
 // countingSource counts the fact rows its snapshots hand a load.
 type countingSource struct {
 	Source
-	rows int
+	rows     int
+	statuses int // rows Statuses gave
 }
 
 func (c *countingSource) Read(ctx context.Context, bank string) (Snapshot, error) {
@@ -53,6 +64,10 @@ func (c *countingSource) Read(ctx context.Context, bank string) (Snapshot, error
 type countingSnapshot struct {
 	Snapshot
 	c *countingSource
+}
+
+func (s countingSnapshot) Statuses(ctx context.Context, upTo int64, fn func(int64, memory.Status, int64)) error {
+	return s.Snapshot.Statuses(ctx, upTo, func(pk int64, st memory.Status, exp int64) { s.c.statuses++; fn(pk, st, exp) })
 }
 
 func (s countingSnapshot) Facts(ctx context.Context, after int64, fn func(*Row)) error {
@@ -273,6 +288,54 @@ func TestIndexFile_SameAnswers(t *testing.T) {
 				t.Fatalf("answers from a stale file differ from the rows':\n got %v\nwant %v", got, want)
 			}
 		})
+	}
+}
+
+// TestIndexFile_StatusesChanged checks that a file behind a database in
+// which facts changed status (to active again with or without their
+// expiry, superseded, archived) but none was deleted is brought level
+// without reading every fact's status, and answers as a load from the
+// rows; and that a deletion makes it read them all.
+func TestIndexFile_StatusesChanged(t *testing.T) {
+	const dim = 16
+	src := newFakeSource()
+	src.write("a", persistRows(6, 0, 300, dim)...)
+	src.setStatus("a", "f1", memory.StatusSuperseded, 1_700_000_000_000_000+50*1_000_000)
+	src.setStatus("a", "f2", memory.StatusArchived, 0)
+	src.setStatus("a", "f3", memory.StatusSuperseded, 1_700_000_000_000_000+70*1_000_000)
+	dir := t.TempDir()
+	m := persistMirror(src, dir, false)
+	answers(t, m, "a", dim)
+	m.Close()
+
+	src.setStatus("a", "f1", memory.StatusActive, 1_700_000_000_000_000+50*1_000_000) // active, still expired
+	src.setStatus("a", "f2", memory.StatusActive, 0)
+	src.setStatus("a", "f7", memory.StatusArchived, 0)
+	src.setStatus("a", "f8", memory.StatusSuperseded, 1_700_000_000_000_000+200*1_000_000)
+	src.add("a", persistRows(7, 300, 12, dim)...)
+	want := fresh(t, src, "a", dim)
+	cs := &countingSource{Source: src}
+	m = persistMirror(cs, dir, false)
+	got := answers(t, m, "a", dim)
+	m.Close()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("answers after status changes differ from the rows':\n got %v\nwant %v", got, want)
+	}
+	if cs.rows != 12 || cs.statuses != 0 {
+		t.Errorf("read %d rows and %d statuses, want the 12 new rows and no status", cs.rows, cs.statuses)
+	}
+
+	src.remove("a", "f9")
+	want = fresh(t, src, "a", dim)
+	cs = &countingSource{Source: src}
+	m = persistMirror(cs, dir, false)
+	got = answers(t, m, "a", dim)
+	m.Close()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("answers after a deletion differ from the rows':\n got %v\nwant %v", got, want)
+	}
+	if cs.statuses != 299 {
+		t.Errorf("read %d statuses after a deletion, want the 299 rows left of the file's 300", cs.statuses)
 	}
 }
 
