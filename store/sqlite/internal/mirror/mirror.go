@@ -10,7 +10,9 @@
 // the file's schema ([Row] names the encodings a load reads), facts'
 // contents (the store reads a fact from the file; the mirror only knows
 // its row, id, filter fields and words) and anything that outlives the
-// [Mirror]. The store and the mirror speak through three things:
+// [Mirror] but each bank's index file (Settings.IndexDir; persist.go):
+// a checked cache of its mirror that a first load reads instead of every
+// row. The store and the mirror speak through three things:
 //
 //   - the store tells it what a committed write did ([Mirror.Apply] with
 //     a [Change]) and that a bank is gone ([Mirror.Drop]), and releases
