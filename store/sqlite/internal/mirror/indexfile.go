@@ -125,9 +125,9 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 		x.mu.RUnlock()
 		d.mu.Lock()
 		if d.version >= 0 && d.version < v {
-			if d.refresh(context.Background(), m.src, bank) != nil {
-				d.reset()
-			}
+			// On failure d stays behind (its next search refreshes it) and
+			// the file goes without it.
+			_ = d.refresh(context.Background(), m.src, bank)
 		}
 		d.mu.Unlock()
 	}
