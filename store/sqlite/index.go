@@ -182,7 +182,8 @@ var schemaTag = sync.OnceValue(func() string {
 // settings returns the search mirror's settings from the store's fields.
 func (s *Store) settings() mirror.Settings {
 	return mirror.Settings{ANNThreshold: s.ANNThreshold, FloatVectors: s.FloatVectors, IndexWorkers: s.IndexWorkers,
-		EfSearch: s.EfSearch, SpillDir: filepath.Dir(s.path), IndexDir: IndexDir(s.path), IndexTag: schemaTag()}
+		EfSearch: s.EfSearch, SpillDir: filepath.Dir(s.path), IndexDir: IndexDir(s.path), IndexTag: schemaTag(),
+		IndexReadOnly: s.readOnly != ""}
 }
 
 // SearchText implements memory.Store from the bank's search mirror:

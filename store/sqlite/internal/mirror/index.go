@@ -68,8 +68,9 @@ type bankIndex struct {
 	spillDir     string
 	// indexDir is where the bank's index file lives ("": none); fp
 	// fingerprints this build and schema in it (persist.go).
-	indexDir string
-	fp       uint64
+	indexDir      string
+	fp            uint64
+	indexReadOnly bool
 	// fileVersion is the version of the index file this index knows to
 	// be on disk (-1: none); sinceFile counts the facts added, removed
 	// or changed since, and saving is set while a goroutine writes the

@@ -25,7 +25,7 @@ func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap S
 	if err != nil {
 		// A file ahead of this read may be another process's, newer
 		// than the snapshot this process read: leave it.
-		if errors.Is(err, errBadFile) && !errors.Is(err, errAhead) {
+		if errors.Is(err, errBadFile) && !errors.Is(err, errAhead) && !x.indexReadOnly {
 			os.Remove(path)
 		}
 		return
@@ -38,7 +38,7 @@ func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap S
 			// backup), or the row could not be read: load from the file
 			// no further.
 			l.x.release()
-			if err == nil {
+			if err == nil && !x.indexReadOnly {
 				os.Remove(path)
 			}
 			return
@@ -69,7 +69,7 @@ func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap S
 // and has no file, or saveAfter facts changed since its file. The caller
 // holds x.mu.
 func (x *bankIndex) behind() bool {
-	if x.indexDir == "" || x.closed || x.version < 0 {
+	if x.indexDir == "" || x.indexReadOnly || x.closed || x.version < 0 {
 		return false
 	}
 	if x.exact != nil && x.exact.bad.Load() {

@@ -80,6 +80,9 @@ type Settings struct {
 	// IndexTag names what the file's rows mean (the store's schema): a
 	// file written under another tag is not read.
 	IndexTag string
+	// IndexReadOnly: index files are read but never written (a database
+	// opened read-only).
+	IndexReadOnly bool
 }
 
 // Source is the file a mirror reflects; the store implements it. Its
@@ -314,7 +317,7 @@ func (m *Mirror) bank(bank string, created int64) (*bankIndex, error) {
 		x.efSearch = cmp.Or(s.EfSearch, hnsw.DefaultEfSearch)
 		x.spillDir = s.SpillDir
 		if s.IndexDir != "" {
-			x.indexDir, x.fp = s.IndexDir, fingerprint(s.IndexTag)
+			x.indexDir, x.fp, x.indexReadOnly = s.IndexDir, fingerprint(s.IndexTag), s.IndexReadOnly
 		}
 		m.facts[bank] = x
 	}

@@ -560,3 +560,48 @@ func BenchmarkIndexFile(b *testing.B) {
 		}
 	})
 }
+
+// TestIndexFile_ReadOnly checks that a mirror of a database opened
+// read-only reads a bank's index file but never writes or removes one.
+func TestIndexFile_ReadOnly(t *testing.T) {
+	const dim = 8
+	src := newFakeSource()
+	src.write("a", persistRows(9, 0, 80, dim)...)
+	dir := t.TempDir()
+	readOnly := func(src Source) *Mirror {
+		return New(src, func() Settings {
+			return Settings{IndexWorkers: 1, IndexDir: dir, IndexTag: "test-schema", IndexReadOnly: true}
+		})
+	}
+	m := readOnly(src)
+	answers(t, m, "a", dim)
+	m.Close()
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 0 {
+		t.Fatalf("a read-only mirror wrote %v", names)
+	}
+	m = persistMirror(src, dir, false)
+	answers(t, m, "a", dim)
+	m.Close()
+	good, err := os.ReadFile(indexPath(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &countingSource{Source: src}
+	m = readOnly(cs)
+	answers(t, m, "a", dim)
+	m.Close()
+	if cs.rows != 0 {
+		t.Errorf("a read-only mirror read %d rows, want the file's", cs.rows)
+	}
+	bad := slices.Clone(good)
+	bad[len(bad)/3] ^= 1
+	if err := os.WriteFile(indexPath(dir, "a"), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m = readOnly(src)
+	answers(t, m, "a", dim)
+	m.Close()
+	if b, _ := os.ReadFile(indexPath(dir, "a")); !slices.Equal(b, bad) {
+		t.Error("a read-only mirror replaced or removed a bad file")
+	}
+}
