@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/internal/hnsw"
 	"github.com/mnemo-ai/mnemo/internal/lex"
@@ -78,6 +79,8 @@ type bankIndex struct {
 	fileVersion int64
 	sinceFile   int
 	saving      bool
+	// saveTimer is a background write due (saveLater).
+	saveTimer *time.Timer
 
 	termID map[string]int32
 	// terms holds every slot's distinct term ids (for removal), slot i's
@@ -447,6 +450,10 @@ func (x *bankIndex) release() {
 	defer x.mu.Unlock()
 	x.closed = true
 	x.changed.Broadcast() // a search waiting for a write gives up
+	if x.saveTimer != nil {
+		x.saveTimer.Stop()
+		x.saveTimer = nil
+	}
 	x.resetANN()
 	if x.exact != nil {
 		x.exact.close()

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"os"
+	"time"
 )
 
 // saveAfter is the facts added, removed or changed since a bank's index
 // file was written after which the mirror writes it again, for a bank of
 // live facts: until then a first load applies them from the database
-// (the new rows, and one pass over the statuses), which costs less than
-// writing the whole file each time a few facts came in.
+// (the new rows and the changed statuses: syncStatuses), which costs
+// less than writing the whole file each time a few facts came in.
 func saveAfter(live int) int { return max(512, live/32) }
 
 // loadFile fills x, on its first load, from the bank's index file if the
@@ -78,16 +79,32 @@ func (x *bankIndex) behind() bool {
 	return x.version > x.fileVersion && (x.fileVersion < 0 || x.sinceFile >= saveAfter(x.live))
 }
 
-// saveLater starts writing x's index file in the background, unless the
-// mirror is closed (Close writes what is left) or a write is under way.
+// saveDelay is how long a background write of an index file waits after
+// the load or write that called for it: the searches right after a load
+// go first (a short-lived process's Close writes the file at once). A
+// variable for tests.
+var saveDelay = time.Second
+
+// saveLater writes x's index file in the background after saveDelay,
+// unless a write is under way or due; Close writes what is then left.
 // The caller holds x.mu.
 func (m *Mirror) saveLater(bank string, x *bankIndex) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
+	if x.saving || x.saveTimer != nil {
 		return
 	}
-	m.startSave(bank, x, m.docs[bank])
+	x.saveTimer = time.AfterFunc(saveDelay, func() {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		x.saveTimer = nil
+		if !x.behind() {
+			return
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if !m.closed {
+			m.startSave(bank, x, m.docs[bank])
+		}
+	})
 }
 
 // startSave starts a goroutine writing x's index file, with d's document
@@ -179,6 +196,9 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 		return
 	}
 	x.fileVersion, x.sinceFile = version, x.sinceFile-since
+	if x.exact != nil {
+		x.exact.bad.Store(false) // the file just written is whole
+	}
 }
 
 // adopt takes y's contents, a document mirror read from the bank's index

@@ -208,6 +208,10 @@ func (m *Mirror) Close() {
 	m.wg.Wait()
 	for bank, x := range facts {
 		x.mu.Lock()
+		if x.saveTimer != nil {
+			x.saveTimer.Stop() // written now instead
+			x.saveTimer = nil
+		}
 		if x.behind() {
 			m.startSave(bank, x, docs[bank])
 		}

@@ -605,3 +605,52 @@ func TestIndexFile_ReadOnly(t *testing.T) {
 		t.Error("a read-only mirror replaced or removed a bad file")
 	}
 }
+
+// TestIndexFile_Background checks that a mirror that stays open writes
+// a bank's index file by itself after a load from the rows, and again
+// once enough facts came in through Apply, without a Close.
+func TestIndexFile_Background(t *testing.T) {
+	defer func(d time.Duration) { saveDelay = d }(saveDelay)
+	saveDelay = 10 * time.Millisecond
+	const dim = 8
+	src := newFakeSource()
+	src.write("a", persistRows(10, 0, 100, dim)...)
+	dir := t.TempDir()
+	m := persistMirror(src, dir, false)
+	defer m.Close()
+	answers(t, m, "a", dim)
+	version := func() int64 {
+		f, err := os.Open(indexPath(dir, "a"))
+		if err != nil {
+			return -1
+		}
+		defer f.Close()
+		h, err := readHeader(f)
+		if err != nil {
+			return -1
+		}
+		return h.version
+	}
+	wait := func(want int64) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); version() != want; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("index file at version %d, want %d", version(), want)
+			}
+		}
+	}
+	wait(1)
+	var v int64
+	for i := range saveAfter(0) - 1 {
+		var c *Change
+		v, c = src.write("a", persistRows(11+uint64(i), 100+i, 1, dim)...)
+		m.Apply("a", v, c)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := version(); got != 1 {
+		t.Fatalf("index file rewritten at version %d after %d facts, want it left until %d", got, saveAfter(0)-1, saveAfter(0))
+	}
+	v, c := src.write("a", persistRows(9999, 5000, 1, dim)...)
+	m.Apply("a", v, c)
+	wait(v)
+}
