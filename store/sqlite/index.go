@@ -101,6 +101,20 @@ func (s snapshot) Changed(ctx context.Context, upTo int64, fn func(pk int64, sta
 	return rows.Err()
 }
 
+// LastRow implements mirror.Snapshot: facts.pk is AUTOINCREMENT, so
+// sqlite_sequence holds the highest row ever given.
+func (s snapshot) LastRow(ctx context.Context) (int64, error) {
+	var seq int64
+	err := s.tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'facts'`).Scan(&seq)
+	return seq, err
+}
+
+// Rows implements mirror.Snapshot, from facts_bank.
+func (s snapshot) Rows(ctx context.Context, upTo int64) (n int, sum int64, err error) {
+	err = s.tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(pk), 0) FROM facts WHERE bank_id = ? AND pk <= ?`, s.bank, upTo).Scan(&n, &sum)
+	return n, sum, err
+}
+
 // Count implements mirror.Snapshot.
 func (s snapshot) Count(ctx context.Context, upTo int64) (int, error) {
 	var n int

@@ -460,6 +460,21 @@ func (x *bankIndex) release() {
 	}
 }
 
+// clear empties x for a load from the rows, its contents (from an index
+// file) not being the database's; the caller holds x.mu.
+func (x *bankIndex) clear() {
+	x.resetANN()
+	if x.exact != nil {
+		x.exact.close()
+	}
+	x.dim, x.version, x.maxPK, x.totalLen = 0, -1, 0, 0
+	x.meta, x.state, x.length, x.terms, x.postings, x.df = nil, nil, nil, nil, nil, nil
+	x.pos, x.byID, x.termID = map[int64]int{}, map[string]int{}, map[string]int32{}
+	x.live, x.inactive, x.open = 0, 0, 0
+	x.vecs, x.exact = nil, nil
+	x.fileVersion, x.sinceFile = -1, 0
+}
+
 // adopt takes y's contents, a whole index read from the bank's index
 // file, as x's own; the caller holds x.mu. x's lock, waiters and
 // settings stay.

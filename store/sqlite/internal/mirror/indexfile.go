@@ -31,13 +31,16 @@ func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap S
 		}
 		return
 	}
-	if l.h.lastPK > 0 {
+	if l.h.maxPK > 0 {
 		id, ok, err := snap.FactID(ctx, l.h.lastPK)
-		if err != nil || (ok && id != l.h.lastID) || (!ok && l.h.version == version) {
+		last, lerr := snap.LastRow(ctx)
+		err = errors.Join(err, lerr)
+		if err != nil || last < l.h.maxPK || (ok && id != l.h.lastID) || (!ok && l.h.version == version) {
 			// Not this database's bank as the file says (a file copied
 			// beside another database, or a database put back from a
-			// backup), or the row could not be read: load from the file
-			// no further.
+			// backup: its rows have not reached the file's, or another
+			// fact has the file's last row), or the rows could not be
+			// read: load from the file no further.
 			l.x.release()
 			if err == nil && !x.indexReadOnly {
 				os.Remove(path)

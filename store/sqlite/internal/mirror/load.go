@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -116,12 +117,25 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) (rows i
 			return 0, nil
 		}
 	}
-	added := len(x.meta)
 	if x.version >= 0 && x.live > 0 {
-		if err := x.syncStatuses(ctx, snap); err != nil {
+		err := x.syncStatuses(ctx, snap)
+		if errors.Is(err, errForeign) {
+			// Not this database's history (a file beside a database put
+			// back from a backup): load the bank from its rows.
+			x.clear()
+			m.mu.Lock()
+			d := m.docs[bank]
+			m.mu.Unlock()
+			if d != nil {
+				d.mu.Lock()
+				d.reset()
+				d.mu.Unlock()
+			}
+		} else if err != nil {
 			return 0, err
 		}
 	}
+	added := len(x.meta)
 	add := x.add
 	var d *docIndex
 	if x.maxPK == 0 {
@@ -166,17 +180,29 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) (rows i
 	return rows, nil
 }
 
+// errForeign is syncStatuses' error for a database holding a row up to
+// the index's last that the index never saw: not the history the index
+// (its file) comes from.
+var errForeign = errors.New("the database holds rows the index never saw")
+
 // syncStatuses brings the statuses and expiries of x's facts (rows up to
 // x.maxPK) in line with snap and drops the facts snap no longer holds.
 // When none was deleted (snap counts as many rows up to maxPK as x
-// holds: rows only grow, so no other row can have come in), only the
-// facts not active or expired are read (Snapshot.Changed) and every
-// other fact is active and unexpired; otherwise every status is read.
+// holds, summing to the same: rows only grow, so no other row can have
+// come in), only the facts not active or expired are read
+// (Snapshot.Changed) and every other fact is active and unexpired;
+// otherwise every status is read, and a row x never saw is errForeign.
 // The caller holds x.mu.
 func (x *bankIndex) syncStatuses(ctx context.Context, snap Snapshot) error {
-	n, err := snap.Count(ctx, x.maxPK)
+	n, sum, err := snap.Rows(ctx, x.maxPK)
 	if err != nil {
 		return err
+	}
+	var own int64
+	for i := range x.meta {
+		if !x.meta[i].dead {
+			own += x.meta[i].pk
+		}
 	}
 	set := func(i int, status memory.Status, expiredAt int64) {
 		if e := &x.meta[i]; e.status != status || e.expiredAt != expiredAt {
@@ -185,7 +211,7 @@ func (x *bankIndex) syncStatuses(ctx context.Context, snap Snapshot) error {
 			x.sinceFile++
 		}
 	}
-	if n == x.live {
+	if n == x.live && sum == own {
 		changed := map[int64]bool{}
 		err := snap.Changed(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
 			changed[pk] = true
@@ -204,14 +230,20 @@ func (x *bankIndex) syncStatuses(ctx context.Context, snap Snapshot) error {
 		return nil
 	}
 	seen := make(map[int64]bool, x.live)
+	foreign := false
 	err = snap.Statuses(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
 		seen[pk] = true
 		if i, ok := x.pos[pk]; ok {
 			set(i, status, expiredAt)
+		} else {
+			foreign = true // rows only grow: x saw every row up to maxPK
 		}
 	})
 	if err != nil {
 		return err
+	}
+	if foreign {
+		return errForeign
 	}
 	for pk := range x.pos {
 		if !seen[pk] {

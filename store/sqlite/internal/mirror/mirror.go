@@ -114,6 +114,13 @@ type Snapshot interface {
 	// what Statuses gives, less the active unexpired facts (most of a
 	// bank), which it must find without reading them.
 	Changed(ctx context.Context, upTo int64, fn func(pk int64, status memory.Status, expiredAt int64)) error
+	// LastRow returns the highest row ever given a fact, in any bank: it
+	// never decreases in a database's history, so a database behind an
+	// index file's last row is not the file's (put back from a backup).
+	LastRow(ctx context.Context) (int64, error)
+	// Rows returns the number of the bank's facts whose row is at most
+	// upTo and the sum of those rows.
+	Rows(ctx context.Context, upTo int64) (n int, sum int64, err error)
 	// Count returns the number of the bank's facts whose row is at most
 	// upTo.
 	Count(ctx context.Context, upTo int64) (int, error)

@@ -24,6 +24,28 @@ func (s *fakeSnapshot) FactID(ctx context.Context, pk int64) (string, bool, erro
 	return "", false, nil
 }
 
+// LastRow implements Snapshot for the fake: the bank's highest row held
+// (the fake gives rows after it, as AUTOINCREMENT would after the highest
+// ever given).
+func (s *fakeSnapshot) LastRow(ctx context.Context) (int64, error) {
+	var last int64
+	for _, r := range s.rows {
+		last = max(last, r.PK)
+	}
+	return last, nil
+}
+
+// Rows implements Snapshot for the fake.
+func (s *fakeSnapshot) Rows(ctx context.Context, upTo int64) (n int, sum int64, err error) {
+	for _, r := range s.rows {
+		if r.PK <= upTo {
+			n++
+			sum += r.PK
+		}
+	}
+	return n, sum, nil
+}
+
 // Changed implements Snapshot for the fake.
 func (s *fakeSnapshot) Changed(ctx context.Context, upTo int64, fn func(int64, memory.Status, int64)) error {
 	for _, r := range s.rows {
@@ -467,6 +489,55 @@ func TestIndexFile_Corrupt(t *testing.T) {
 		m.Close()
 		if cs.rows != 300 || !reflect.DeepEqual(got, wantAlt) {
 			t.Errorf("read %d rows (want 300); answers equal a fresh load's: %v", cs.rows, reflect.DeepEqual(got, wantAlt))
+		}
+	})
+
+	t.Run("Restored", func(t *testing.T) {
+		// A database put back from a backup taken before the file's last
+		// rows, then written to: rows of the file's are other facts now.
+		restored := newFakeSource()
+		rows := persistRows(3, 0, 300, dim)
+		restored.write("a", rows[:250]...)
+		restored.banks["a"].created = src.banks["a"].created
+		more := persistRows(21, 1000, 20, dim)
+		restored.add("a", more...)
+		restored.banks["a"].version = src.banks["a"].version + 5
+		if err := os.WriteFile(path, good, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		wantR := fresh(t, restored, "a", dim)
+		cs := &countingSource{Source: restored}
+		m := persistMirror(cs, dir, false)
+		got := answers(t, m, "a", dim)
+		m.Close()
+		if cs.rows != 270 || !reflect.DeepEqual(got, wantR) {
+			t.Errorf("read %d rows (want 270); answers equal a fresh load's: %v", cs.rows, reflect.DeepEqual(got, wantR))
+		}
+	})
+
+	t.Run("RestoredBeforeDeletion", func(t *testing.T) {
+		// The file's history deleted a fact; the database was put back
+		// from before that and written to: it holds a row the file never
+		// saw, up to the file's last.
+		dir := t.TempDir()
+		after := newFakeSource()
+		after.write("a", persistRows(3, 0, 300, dim)...)
+		after.remove("a", "f50")
+		m := persistMirror(after, dir, false)
+		answers(t, m, "a", dim)
+		m.Close()
+		before := newFakeSource()
+		before.write("a", persistRows(3, 0, 300, dim)...)
+		before.banks["a"].created = after.banks["a"].created
+		before.setStatus("a", "f60", memory.StatusArchived, 0)
+		before.banks["a"].version = after.banks["a"].version + 3
+		wantB := fresh(t, before, "a", dim)
+		cs := &countingSource{Source: before}
+		m = persistMirror(cs, dir, false)
+		got := answers(t, m, "a", dim)
+		m.Close()
+		if cs.rows != 300 || !reflect.DeepEqual(got, wantB) {
+			t.Errorf("read %d rows (want 300); answers equal a fresh load's: %v", cs.rows, reflect.DeepEqual(got, wantB))
 		}
 	})
 
