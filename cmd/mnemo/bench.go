@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/store/postgres"
+	"github.com/mnemo-ai/mnemo/store/sqlite"
 	"github.com/spf13/cobra"
 )
 
@@ -167,11 +168,18 @@ func newBenchCmd(g *globals) *cobra.Command {
 	synthetic.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile taken after the run here")
 
 	var suBank string
+	var noIndexFile bool
 	startupCmd := &cobra.Command{
 		Use:   "startup",
 		Short: "Time a fresh process's first recall on an existing bank (--db), then its steady recalls and memory",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if noIndexFile {
+				// The first recall then loads the bank from its rows.
+				if err := os.RemoveAll(sqlite.IndexDir(g.db)); err != nil {
+					return err
+				}
+			}
 			rep, err := g.startup(cmd, suBank, seed, queries, cpuProfile, memProfile)
 			if err != nil {
 				return err
@@ -187,6 +195,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 	startupCmd.Flags().IntVar(&queries, "queries", bench.DefaultSyntheticQueries, "recalls to time after the first")
 	startupCmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the open and the first recall here")
 	startupCmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile taken after the recalls here")
+	startupCmd.Flags().BoolVar(&noIndexFile, "no-index-file", false, "remove the banks' index files beside --db first, so the first recall loads from the rows")
 	cmd.PersistentFlags().BoolVar(&keep, "keep", false, "keep the benchmark database (its path is printed)")
 	cmd.PersistentFlags().String("db-url", "", "run on this PostgreSQL database (postgres://…), in a new schema dropped afterwards, instead of a temporary SQLite file")
 	cmd.AddCommand(locomo, synthetic, startupCmd, newBenchServeCmd(g), newBenchConsolidateCmd(g),

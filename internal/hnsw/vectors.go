@@ -113,6 +113,10 @@ func abs32(f float32) float32 {
 	return f
 }
 
+// Quantized returns vector i's int8 components, which the caller must
+// not modify, and its scale: what [Int8Vectors.AppendQuantized] takes.
+func (v *Int8Vectors) Quantized(i int) ([]int8, float32) { return v.raw(i) }
+
 // raw returns vector i's int8 components and scale.
 func (v *Int8Vectors) raw(i int) ([]int8, float32) {
 	b := (*v.blocks.Load())[i/blockSize]

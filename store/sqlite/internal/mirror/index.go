@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/internal/hnsw"
 	"github.com/mnemo-ai/mnemo/internal/lex"
@@ -66,6 +67,20 @@ type bankIndex struct {
 	annThreshold int
 	efSearch     int
 	spillDir     string
+	// indexDir is where the bank's index file lives ("": none); fp
+	// fingerprints this build and schema in it (persist.go).
+	indexDir      string
+	fp            uint64
+	indexReadOnly bool
+	// fileVersion is the version of the index file this index knows to
+	// be on disk (-1: none); sinceFile counts the facts added, removed
+	// or changed since, and saving is set while a goroutine writes the
+	// file.
+	fileVersion int64
+	sinceFile   int
+	saving      bool
+	// saveTimer is a background write due (saveLater).
+	saveTimer *time.Timer
 
 	termID map[string]int32
 	// terms holds every slot's distinct term ids (for removal), slot i's
@@ -265,7 +280,7 @@ func internStatus(s memory.Status) memory.Status {
 
 // newBankIndex returns an empty index that reflects no version yet.
 func newBankIndex() *bankIndex {
-	x := &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1}
+	x := &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1, fileVersion: -1}
 	x.changed = sync.NewCond(&x.mu)
 	return x
 }
@@ -390,6 +405,9 @@ func (x *bankIndex) compact() {
 		}
 	}
 	if oldExact != nil {
+		if oldExact.bad.Load() {
+			x.fileVersion = -1 // the index file failed a checksum: replace it
+		}
 		oldExact.close()
 	}
 	for t, ps := range x.postings {
@@ -406,6 +424,7 @@ func (x *bankIndex) compact() {
 
 // apply applies a committed write's change; the caller holds x.mu.
 func (x *bankIndex) apply(c *Change) {
+	x.sinceFile += len(c.removed) + len(c.added) + len(c.status)
 	for _, pk := range c.removed {
 		x.remove(pk)
 	}
@@ -431,10 +450,40 @@ func (x *bankIndex) release() {
 	defer x.mu.Unlock()
 	x.closed = true
 	x.changed.Broadcast() // a search waiting for a write gives up
+	if x.saveTimer != nil {
+		x.saveTimer.Stop()
+		x.saveTimer = nil
+	}
 	x.resetANN()
 	if x.exact != nil {
 		x.exact.close()
 	}
+}
+
+// clear empties x for a load from the rows, its contents (from an index
+// file) not being the database's; the caller holds x.mu.
+func (x *bankIndex) clear() {
+	x.resetANN()
+	if x.exact != nil {
+		x.exact.close()
+	}
+	x.dim, x.version, x.maxPK, x.totalLen = 0, -1, 0, 0
+	x.meta, x.state, x.length, x.terms, x.postings, x.df = nil, nil, nil, nil, nil, nil
+	x.pos, x.byID, x.termID = map[int64]int{}, map[string]int{}, map[string]int32{}
+	x.live, x.inactive, x.open = 0, 0, 0
+	x.vecs, x.exact = nil, nil
+	x.fileVersion, x.sinceFile = -1, 0
+}
+
+// adopt takes y's contents, a whole index read from the bank's index
+// file, as x's own; the caller holds x.mu. x's lock, waiters and
+// settings stay.
+func (x *bankIndex) adopt(y *bankIndex) {
+	x.dim, x.version, x.maxPK = y.dim, y.version, y.maxPK
+	x.meta, x.state, x.length, x.pos, x.byID = y.meta, y.state, y.length, y.pos, y.byID
+	x.live, x.inactive, x.open = y.live, y.inactive, y.open
+	x.vecs, x.exact = y.vecs, y.exact
+	x.termID, x.terms, x.postings, x.df, x.totalLen = y.termID, y.terms, y.postings, y.df, y.totalLen
 }
 
 // id returns the id of the fact in slot i.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -74,52 +75,67 @@ func (m *Mirror) update(ctx context.Context, bank string, x *bankIndex, version 
 		// every change up to version too.
 		return true, nil
 	}
-	before := len(x.meta)
-	if err := m.refresh(ctx, bank, x); err != nil {
+	rows, err := m.refresh(ctx, bank, x)
+	if err != nil {
 		return false, fmt.Errorf("load search index of bank %s: %w", bank, err)
 	}
-	if len(x.meta)-before >= freeAfterLoad {
+	if rows >= freeAfterLoad {
 		// Loading left the rows read (vectors as float32 blobs, text) as
 		// garbage of about twice the index's size: hand it back to the OS
 		// now rather than over the scavenger's minutes.
 		go debug.FreeOSMemory()
 	}
 	m.maybeBuild(x)
+	if x.behind() {
+		m.saveLater(bank, x)
+	}
 	return true, nil
 }
 
 // refresh brings x in line with the file: it drops facts that are gone,
-// updates statuses and loads facts added since the index last looked. The
-// caller holds x.mu. The version is read in the same read transaction as
+// updates statuses and loads facts added since the index last looked
+// (on a first load, from the bank's index file first), and returns the
+// rows it read. The caller holds x.mu. The version is read in the same read transaction as
 // the rows, so the index never claims a version newer than its contents.
-func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) error {
+func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) (rows int, err error) {
 	snap, err := m.src.Read(ctx, bank)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer snap.Close()
 	version, err := snap.Version(ctx)
 	if err != nil {
-		return err
+		return 0, err
+	}
+	if x.version < 0 && x.maxPK == 0 && x.indexDir != "" {
+		// A first load: from the bank's index file if it holds, then
+		// the rest of the way from the database like any stale index.
+		m.loadFile(ctx, bank, x, snap, version)
+		if x.version == version {
+			x.gap = false
+			x.changed.Broadcast()
+			return 0, nil
+		}
 	}
 	if x.version >= 0 && x.live > 0 {
-		seen := make(map[int64]bool, x.live)
-		err := snap.Statuses(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
-			seen[pk] = true
-			if i, ok := x.pos[pk]; ok {
-				x.meta[i].status, x.meta[i].expiredAt = internStatus(status), expiredAt
-				x.setState(i)
+		err := x.syncStatuses(ctx, snap)
+		if errors.Is(err, errForeign) {
+			// Not this database's history (a file beside a database put
+			// back from a backup): load the bank from its rows.
+			x.clear()
+			m.mu.Lock()
+			d := m.docs[bank]
+			m.mu.Unlock()
+			if d != nil {
+				d.mu.Lock()
+				d.reset()
+				d.mu.Unlock()
 			}
-		})
-		if err != nil {
-			return err
-		}
-		for pk := range x.pos {
-			if !seen[pk] {
-				x.remove(pk)
-			}
+		} else if err != nil {
+			return 0, err
 		}
 	}
+	added := len(x.meta)
 	add := x.add
 	var d *docIndex
 	if x.maxPK == 0 {
@@ -151,13 +167,89 @@ func (m *Mirror) refresh(ctx context.Context, bank string, x *bankIndex) error {
 		}
 	}
 	if err := loadEntries(ctx, snap, x.maxPK, add); err != nil {
-		return err
+		return 0, err
 	}
+	rows = len(x.meta) - added
+	x.sinceFile += rows
 	x.compact()
 	x.version, x.gap = version, false
 	x.changed.Broadcast()
 	if d != nil {
 		d.version = version
+	}
+	return rows, nil
+}
+
+// errForeign is syncStatuses' error for a database holding a row up to
+// the index's last that the index never saw: not the history the index
+// (its file) comes from.
+var errForeign = errors.New("the database holds rows the index never saw")
+
+// syncStatuses brings the statuses and expiries of x's facts (rows up to
+// x.maxPK) in line with snap and drops the facts snap no longer holds.
+// When none was deleted (snap counts as many rows up to maxPK as x
+// holds, summing to the same: rows only grow, so no other row can have
+// come in), only the facts not active or expired are read
+// (Snapshot.Changed) and every other fact is active and unexpired;
+// otherwise every status is read, and a row x never saw is errForeign.
+// The caller holds x.mu.
+func (x *bankIndex) syncStatuses(ctx context.Context, snap Snapshot) error {
+	n, sum, err := snap.Rows(ctx, x.maxPK)
+	if err != nil {
+		return err
+	}
+	var own int64
+	for i := range x.meta {
+		if !x.meta[i].dead {
+			own += x.meta[i].pk
+		}
+	}
+	set := func(i int, status memory.Status, expiredAt int64) {
+		if e := &x.meta[i]; e.status != status || e.expiredAt != expiredAt {
+			e.status, e.expiredAt = internStatus(status), expiredAt
+			x.setState(i)
+			x.sinceFile++
+		}
+	}
+	if n == x.live && sum == own {
+		changed := map[int64]bool{}
+		err := snap.Changed(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
+			changed[pk] = true
+			if i, ok := x.pos[pk]; ok {
+				set(i, status, expiredAt)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		for i := range x.meta {
+			if e := &x.meta[i]; !e.dead && (e.status != memory.StatusActive || e.expiredAt != 0) && !changed[e.pk] {
+				set(i, memory.StatusActive, 0)
+			}
+		}
+		return nil
+	}
+	seen := make(map[int64]bool, x.live)
+	foreign := false
+	err = snap.Statuses(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
+		seen[pk] = true
+		if i, ok := x.pos[pk]; ok {
+			set(i, status, expiredAt)
+		} else {
+			foreign = true // rows only grow: x saw every row up to maxPK
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if foreign {
+		return errForeign
+	}
+	for pk := range x.pos {
+		if !seen[pk] {
+			x.remove(pk)
+			x.sinceFile++
+		}
 	}
 	return nil
 }

@@ -10,7 +10,9 @@
 // the file's schema ([Row] names the encodings a load reads), facts'
 // contents (the store reads a fact from the file; the mirror only knows
 // its row, id, filter fields and words) and anything that outlives the
-// [Mirror]. The store and the mirror speak through three things:
+// [Mirror] but each bank's index file (Settings.IndexDir; persist.go):
+// a checked cache of its mirror that a first load reads instead of every
+// row. The store and the mirror speak through three things:
 //
 //   - the store tells it what a committed write did ([Mirror.Apply] with
 //     a [Change]) and that a bank is gone ([Mirror.Drop]), and releases
@@ -29,7 +31,10 @@ package mirror
 import (
 	"cmp"
 	"context"
+	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/internal/hnsw"
 	"github.com/mnemo-ai/mnemo/memory"
@@ -67,6 +72,17 @@ type Settings struct {
 	// SpillDir is where the spill files of the float32 vectors are made
 	// (unlinked at once where the OS allows).
 	SpillDir string
+	// IndexDir is the folder of the banks' index files (persist.go): a
+	// bank's first search reads its index from there instead of every
+	// fact row, and the mirror writes it there in the background and on
+	// Close. Empty: no files.
+	IndexDir string
+	// IndexTag names what the file's rows mean (the store's schema): a
+	// file written under another tag is not read.
+	IndexTag string
+	// IndexReadOnly: index files are read but never written (a database
+	// opened read-only).
+	IndexReadOnly bool
 }
 
 // Source is the file a mirror reflects; the store implements it. Its
@@ -77,6 +93,10 @@ type Source interface {
 	// its identity across a delete and a create by another process, or
 	// an error: memory.ENOTFOUND for a bank that does not exist.
 	Bank(ctx context.Context, bank string) (version, created int64, err error)
+	// Embedding returns the vector of the bank's fact in row pk (nil:
+	// none): a vector of the index file that fails its checksum is read
+	// from here.
+	Embedding(ctx context.Context, bank string, pk int64) ([]float32, error)
 	// Read starts one consistent read of the bank, which the mirror ends
 	// with [Snapshot.Close].
 	Read(ctx context.Context, bank string) (Snapshot, error)
@@ -89,9 +109,24 @@ type Snapshot interface {
 	// Statuses calls fn with the row, status and expiry (µs; 0: not
 	// expired) of every fact whose row is at most upTo.
 	Statuses(ctx context.Context, upTo int64, fn func(pk int64, status memory.Status, expiredAt int64)) error
+	// Changed calls fn with the row, status and expiry of every fact
+	// whose row is at most upTo and that is not active or has an expiry:
+	// what Statuses gives, less the active unexpired facts (most of a
+	// bank), which it must find without reading them.
+	Changed(ctx context.Context, upTo int64, fn func(pk int64, status memory.Status, expiredAt int64)) error
+	// LastRow returns the highest row ever given a fact, in any bank: it
+	// never decreases in a database's history, so a database behind an
+	// index file's last row is not the file's (put back from a backup).
+	LastRow(ctx context.Context) (int64, error)
+	// Rows returns the number of the bank's facts whose row is at most
+	// upTo and the sum of those rows.
+	Rows(ctx context.Context, upTo int64) (n int, sum int64, err error)
 	// Count returns the number of the bank's facts whose row is at most
 	// upTo.
 	Count(ctx context.Context, upTo int64) (int, error)
+	// FactID returns the id of the bank's fact in row pk, or false if
+	// the bank has no fact there.
+	FactID(ctx context.Context, pk int64) (string, bool, error)
 	// Facts calls fn with every fact whose row is after after, in row
 	// order. fn keeps a copy of the row, its strings and its Embedding,
 	// never the pointer: the snapshot may reuse it.
@@ -137,6 +172,10 @@ type Mirror struct {
 	// counts.
 	closing chan struct{}
 	wg      sync.WaitGroup
+	// saves counts the goroutines writing index files; abandon tells
+	// them to give up (Close waited long enough).
+	saves   sync.WaitGroup
+	abandon atomic.Bool
 
 	// scores is the searches' scratch space (*scoreBuf), reused across
 	// searches and dropped with the mirror.
@@ -155,25 +194,51 @@ func New(src Source, settings func() Settings) *Mirror {
 // errClosed is the error of a search after Close.
 var errClosed = memory.Errorf(memory.EUNAVAILABLE, "search mirror closed")
 
-// Close stops the graph builders, waits for them and drops every bank's
-// mirror, releasing their memory and spill files. Searches after Close
-// fail with memory.EUNAVAILABLE. Close is idempotent.
+// DefaultSaveWait bounds how long Close waits for the index files being
+// written: a short-lived process (a hook's context) must get its file
+// written, and must not hang on a slow disk.
+const DefaultSaveWait = 2 * time.Second
+
+// Close stops the graph builders and waits for them, writes the index
+// file of each bank whose index is ahead of its file (waiting at most
+// DefaultSaveWait for every write), and drops every bank's mirror,
+// releasing their memory and spill files. Searches after Close fail with
+// memory.EUNAVAILABLE. Close is idempotent.
 func (m *Mirror) Close() {
 	m.mu.Lock()
 	if !m.closed {
 		close(m.closing)
 	}
-	facts := m.facts
+	facts, docs := m.facts, m.docs
 	m.facts, m.docs, m.closed = nil, nil, true
 	m.mu.Unlock()
 	m.wg.Wait()
+	for bank, x := range facts {
+		x.mu.Lock()
+		if x.saveTimer != nil {
+			x.saveTimer.Stop() // written now instead
+			x.saveTimer = nil
+		}
+		if x.behind() {
+			m.startSave(bank, x, docs[bank])
+		}
+		x.mu.Unlock()
+	}
+	done := make(chan struct{})
+	go func() { m.saves.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(DefaultSaveWait):
+		m.abandon.Store(true)
+		<-done
+	}
 	for _, x := range facts {
 		x.release()
 	}
 }
 
-// Drop forgets the bank's mirrors: the store calls it when it deleted the
-// bank.
+// Drop forgets the bank's mirrors and removes its index file: the store
+// calls it when it deleted the bank.
 func (m *Mirror) Drop(bank string) {
 	m.mu.Lock()
 	x := m.facts[bank]
@@ -182,6 +247,9 @@ func (m *Mirror) Drop(bank string) {
 	m.mu.Unlock()
 	if x != nil {
 		x.release()
+	}
+	if dir := m.settings().IndexDir; dir != "" {
+		os.Remove(indexPath(dir, bank))
 	}
 }
 
@@ -209,6 +277,9 @@ func (m *Mirror) Apply(bank string, version int64, c *Change) {
 	x.apply(c)
 	x.version = version
 	m.maybeBuild(x)
+	if x.behind() {
+		m.saveLater(bank, x)
+	}
 }
 
 // Begin tells the mirror that a write to bank is under way in this
@@ -256,6 +327,9 @@ func (m *Mirror) bank(bank string, created int64) (*bankIndex, error) {
 		x.annThreshold = s.ANNThreshold
 		x.efSearch = cmp.Or(s.EfSearch, hnsw.DefaultEfSearch)
 		x.spillDir = s.SpillDir
+		if s.IndexDir != "" {
+			x.indexDir, x.fp, x.indexReadOnly = s.IndexDir, fingerprint(s.IndexTag), s.IndexReadOnly
+		}
 		m.facts[bank] = x
 	}
 	m.mu.Unlock()

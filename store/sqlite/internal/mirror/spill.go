@@ -2,8 +2,12 @@ package mirror
 
 import (
 	"encoding/binary"
+	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
+	"slices"
+	"sync/atomic"
 )
 
 // spillChunk is the vectors written to the spill file at once.
@@ -18,11 +22,25 @@ const vecBlock = 4096
 // rest) or, with Settings.FloatVectors or when no file can be made, in
 // memory. It is appended to under the index's write lock and read under
 // its read lock.
+//
+// An index loaded from its bank's index file starts with that file's
+// vectors (base: the file stays open, and a later file replaces it by
+// rename, never in place); vectors appended after them go to the spill
+// file or memory as above.
 type exactVectors struct {
-	dim    int
-	f      *os.File
-	name   string // to remove at close where an open file cannot be unlinked
-	inFile int    // vectors written to f
+	dim int
+	// base holds the first baseN vectors at baseOff, little-endian,
+	// baseSums their CRC-32Cs. A vector that fails its checksum is read
+	// with refetch instead (from the database), and bad is set.
+	base     *os.File
+	baseOff  int64
+	baseN    int
+	baseSums []uint32
+	refetch  func(i int) ([]float32, error)
+	bad      atomic.Bool
+	f        *os.File
+	name     string // to remove at close where an open file cannot be unlinked
+	inFile   int    // vectors written to f
 	// pending holds the vectors from inFile on while they go to the file,
 	// little-endian as the file (and Row.Embedding) stores them.
 	pending []byte
@@ -124,9 +142,90 @@ func (e *exactVectors) flush() {
 	e.pending = e.pending[:0]
 }
 
+// readRaw appends to dst vectors [i, i+n) as little-endian float32s,
+// reading a run of the spill file or the base with one call.
+func (e *exactVectors) readRaw(i, n int, dst []byte) ([]byte, error) {
+	size := 4 * e.dim
+	for n > 0 {
+		var f *os.File
+		var off int64
+		run := 1
+		switch {
+		case i < e.baseN:
+			f, off, run = e.base, e.baseOff+int64(i)*int64(size), min(n, e.baseN-i)
+		case i-e.baseN < e.inFile:
+			f, off, run = e.f, int64(i-e.baseN)*int64(size), min(n, e.baseN+e.inFile-i)
+		}
+		if f != nil {
+			at := len(dst)
+			dst = slices.Grow(dst, run*size)[:at+run*size]
+			if _, err := f.ReadAt(dst[at:], off); err != nil {
+				return dst[:at], err
+			}
+			if f == e.base {
+				// Checked as read does; a failing vector is refetched.
+				for j := range run {
+					if crc32.Checksum(dst[at+j*size:at+(j+1)*size], castagnoli()) != e.baseSums[i+j] {
+						v, _, err := e.read(i+j, nil, nil)
+						if err != nil {
+							return dst[:at], err
+						}
+						b := dst[at+j*size : at+j*size]
+						for _, x := range v {
+							b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+						}
+					}
+				}
+			}
+		} else {
+			v, _, err := e.read(i, nil, nil)
+			if err != nil {
+				return dst, err
+			}
+			for _, x := range v {
+				dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(x))
+			}
+		}
+		i, n = i+run, n-run
+	}
+	return dst, nil
+}
+
 // read returns vector i in dst, using raw as scratch space.
 func (e *exactVectors) read(i int, dst []float32, raw []byte) ([]float32, []byte, error) {
 	dst = dst[:0]
+	if cap(raw) < 4*e.dim {
+		raw = make([]byte, 4*e.dim)
+	}
+	raw = raw[:4*e.dim]
+	if i < e.baseN {
+		_, err := e.base.ReadAt(raw, e.baseOff+int64(i)*int64(e.dim)*4)
+		if err == nil && crc32.Checksum(raw, castagnoli()) == e.baseSums[i] {
+			return decodeVector(dst, raw), raw, nil
+		}
+		// The index file changed under us or its disk failed: never
+		// trust it, take the vector from the database.
+		e.bad.Store(true)
+		if e.refetch == nil {
+			return dst, raw, fmt.Errorf("vector %d of the index file: bad checksum", i)
+		}
+		v, err := e.refetch(i)
+		if err != nil {
+			return dst, raw, err
+		}
+		if v == nil {
+			v = make([]float32, e.dim) // a slot without a vector holds zeros
+		}
+		if len(v) != e.dim {
+			return dst, raw, fmt.Errorf("vector %d from the database has %d dimensions, want %d", i, len(v), e.dim)
+		}
+		raw = raw[:0]
+		for _, f := range v {
+			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(f))
+		}
+		return append(dst, v...), raw, nil
+	}
+	i -= e.baseN
 	if i >= e.inFile {
 		j := i - e.inFile
 		if e.spilling() {
@@ -135,18 +234,17 @@ func (e *exactVectors) read(i int, dst []float32, raw []byte) ([]float32, []byte
 		o := (j % vecBlock) * e.dim
 		return append(dst, e.mem[j/vecBlock][o:o+e.dim]...), raw, nil
 	}
-	if cap(raw) < 4*e.dim {
-		raw = make([]byte, 4*e.dim)
-	}
-	raw = raw[:4*e.dim]
 	if _, err := e.f.ReadAt(raw, int64(i)*int64(e.dim)*4); err != nil {
 		return dst, raw, err
 	}
 	return decodeVector(dst, raw), raw, nil
 }
 
-// close closes and removes the spill file.
+// close closes and removes the spill file, and closes the base.
 func (e *exactVectors) close() {
+	if e.base != nil {
+		e.base.Close()
+	}
 	if e.f != nil {
 		e.f.Close()
 		if e.name != "" {

@@ -1,0 +1,212 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+)
+
+// saveAfter is the facts added, removed or changed since a bank's index
+// file was written after which the mirror writes it again, for a bank of
+// live facts: until then a first load applies them from the database
+// (the new rows and the changed statuses: syncStatuses), which costs
+// less than writing the whole file each time a few facts came in.
+func saveAfter(live int) int { return max(512, live/32) }
+
+// loadFile fills x, on its first load, from the bank's index file if the
+// file holds: whole, of this build and schema, of this bank, no newer
+// than version (the database's, as snap sees it) and agreeing with snap
+// on its last fact. A file that does not hold is removed (the next write
+// replaces it); what the file could not give, the load reads from the
+// database as before. The caller holds x.mu.
+func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap Snapshot, version int64) {
+	path := indexPath(x.indexDir, bank)
+	l, err := readIndexFile(path, bank, x.created, version, x.fp, x)
+	if err != nil {
+		// A file ahead of this read may be another process's, newer
+		// than the snapshot this process read: leave it.
+		if errors.Is(err, errBadFile) && !errors.Is(err, errAhead) && !x.indexReadOnly {
+			os.Remove(path)
+		}
+		return
+	}
+	if l.h.maxPK > 0 {
+		id, ok, err := snap.FactID(ctx, l.h.lastPK)
+		last, lerr := snap.LastRow(ctx)
+		err = errors.Join(err, lerr)
+		if err != nil || last < l.h.maxPK || (ok && id != l.h.lastID) || (!ok && l.h.version == version) {
+			// Not this database's bank as the file says (a file copied
+			// beside another database, or a database put back from a
+			// backup: its rows have not reached the file's, or another
+			// fact has the file's last row), or the rows could not be
+			// read: load from the file no further.
+			l.x.release()
+			if err == nil && !x.indexReadOnly {
+				os.Remove(path)
+			}
+			return
+		}
+	}
+	if e := l.x.exact; e != nil && e.base != nil {
+		// Base slots keep their rows whatever compaction does later; the
+		// loaded entries name them.
+		meta := l.x.meta
+		e.refetch = func(i int) ([]float32, error) {
+			return m.src.Embedding(context.Background(), bank, meta[i].pk)
+		}
+	}
+	x.adopt(l.x)
+	x.fileVersion, x.sinceFile = l.h.version, 0
+	if l.d == nil {
+		return
+	}
+	if d := m.docsToJoin(bank, x.created); d != nil && d.mu.TryLock() {
+		if d.version < 0 && d.facts == 0 {
+			d.adopt(l.d)
+		}
+		d.mu.Unlock()
+	}
+}
+
+// behind reports whether x's index file is to be written: x is loaded
+// and has no file, or saveAfter facts changed since its file. The caller
+// holds x.mu.
+func (x *bankIndex) behind() bool {
+	if x.indexDir == "" || x.indexReadOnly || x.closed || x.version < 0 {
+		return false
+	}
+	if x.exact != nil && x.exact.bad.Load() {
+		return true // a vector of the file failed its checksum: replace it
+	}
+	return x.version > x.fileVersion && (x.fileVersion < 0 || x.sinceFile >= saveAfter(x.live))
+}
+
+// saveDelay is how long a background write of an index file waits after
+// the load or write that called for it: the searches right after a load
+// go first (a short-lived process's Close writes the file at once). A
+// variable for tests.
+var saveDelay = time.Second
+
+// saveLater writes x's index file in the background after saveDelay,
+// unless a write is under way or due; Close writes what is then left.
+// The caller holds x.mu.
+func (m *Mirror) saveLater(bank string, x *bankIndex) {
+	if x.saving || x.saveTimer != nil {
+		return
+	}
+	x.saveTimer = time.AfterFunc(saveDelay, func() {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		x.saveTimer = nil
+		if !x.behind() {
+			return
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if !m.closed {
+			m.startSave(bank, x, m.docs[bank])
+		}
+	})
+}
+
+// startSave starts a goroutine writing x's index file, with d's document
+// mirror if it is at x's version then, unless one is under way. The
+// caller holds x.mu and, unless Close calls it, m.mu (saves.Add must not
+// race Close's Wait).
+func (m *Mirror) startSave(bank string, x *bankIndex, d *docIndex) {
+	if x.saving || x.indexDir == "" {
+		return
+	}
+	x.saving = true
+	m.saves.Add(1)
+	go func() {
+		defer m.saves.Done()
+		m.save(bank, x, d)
+	}()
+}
+
+// save writes x's index file: encoded and written to a temporary file
+// under x's read lock (searches go on; a write waits), and renamed into
+// place unless the mirror dropped x meanwhile. Any
+// failure leaves the old file, or none: the file is only a cache.
+func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
+	defer func() {
+		x.mu.Lock()
+		x.saving = false
+		x.mu.Unlock()
+	}()
+	if d != nil {
+		// The document mirror may lag the fact index (no document search
+		// since the facts came in): bring it level, so the next process
+		// reads both from the file.
+		x.mu.RLock()
+		v := x.version
+		x.mu.RUnlock()
+		d.mu.Lock()
+		if d.version >= 0 && d.version < v {
+			// On failure d stays behind (its next search refreshes it) and
+			// the file goes without it.
+			_ = d.refresh(context.Background(), m.src, bank)
+		}
+		d.mu.Unlock()
+	}
+	x.mu.RLock()
+	if x.closed || x.version < 0 {
+		x.mu.RUnlock()
+		return
+	}
+	var docs *docIndex
+	if d != nil {
+		d.mu.RLock()
+		if d.version == x.version {
+			docs = d
+		} else {
+			d.mu.RUnlock()
+		}
+	}
+	s := encode(bank, x, docs, x.fp)
+	if docs != nil {
+		docs.mu.RUnlock()
+	}
+	var f *os.File
+	var err error
+	if s != nil {
+		f, err = s.write(x.indexDir, x, m.abandon.Load)
+	}
+	version, since := x.version, x.sinceFile
+	x.mu.RUnlock()
+	if s == nil || err != nil {
+		return
+	}
+	// Not synced: a file a crash left half on disk is refused by its
+	// lengths and checksums (and a vector by its own, when read), and is
+	// rebuilt; a sync would only keep the cache across a power cut, at
+	// 15-50 ms a write on a shared disk.
+	name := f.Name()
+	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		os.Remove(name) // the bank was dropped: its file must not come back
+		return
+	}
+	if err := os.Rename(name, indexPath(x.indexDir, bank)); err != nil {
+		os.Remove(name)
+		return
+	}
+	x.fileVersion, x.sinceFile = version, x.sinceFile-since
+	if x.exact != nil {
+		x.exact.bad.Store(false) // the file just written is whole
+	}
+}
+
+// adopt takes y's contents, a document mirror read from the bank's index
+// file, as d's own; the caller holds d.mu.
+func (d *docIndex) adopt(y *docIndex) {
+	d.version, d.maxPK, d.facts, d.totalLen = y.version, y.maxPK, y.facts, y.totalLen
+	d.at, d.docs, d.slot, d.termID, d.postings = y.at, y.docs, y.slot, y.termID, y.postings
+}

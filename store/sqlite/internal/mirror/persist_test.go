@@ -1,0 +1,727 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// FactID implements Snapshot for the fake.
+func (s *fakeSnapshot) FactID(ctx context.Context, pk int64) (string, bool, error) {
+	for _, r := range s.rows {
+		if r.PK == pk {
+			return r.ID, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// LastRow implements Snapshot for the fake: the bank's highest row held
+// (the fake gives rows after it, as AUTOINCREMENT would after the highest
+// ever given).
+func (s *fakeSnapshot) LastRow(ctx context.Context) (int64, error) {
+	var last int64
+	for _, r := range s.rows {
+		last = max(last, r.PK)
+	}
+	return last, nil
+}
+
+// Rows implements Snapshot for the fake.
+func (s *fakeSnapshot) Rows(ctx context.Context, upTo int64) (n int, sum int64, err error) {
+	for _, r := range s.rows {
+		if r.PK <= upTo {
+			n++
+			sum += r.PK
+		}
+	}
+	return n, sum, nil
+}
+
+// Changed implements Snapshot for the fake.
+func (s *fakeSnapshot) Changed(ctx context.Context, upTo int64, fn func(int64, memory.Status, int64)) error {
+	for _, r := range s.rows {
+		if r.PK <= upTo && (r.Status != string(memory.StatusActive) || r.ExpiredAt != 0) {
+			fn(r.PK, memory.Status(r.Status), r.ExpiredAt)
+		}
+	}
+	return nil
+}
+
+// Embedding implements Source for the fake.
+func (f *fakeSource) Embedding(ctx context.Context, bank string, pk int64) ([]float32, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.banks[bank].rows {
+		if r.PK == pk {
+			return decodeVector(nil, r.Embedding), nil
+		}
+	}
+	return nil, nil
+}
+
+// countingSource counts the fact rows its snapshots hand a load.
+type countingSource struct {
+	Source
+	rows     int
+	statuses int // rows Statuses gave
+}
+
+func (c *countingSource) Read(ctx context.Context, bank string) (Snapshot, error) {
+	s, err := c.Source.Read(ctx, bank)
+	if err != nil {
+		return nil, err
+	}
+	return countingSnapshot{s, c}, nil
+}
+
+type countingSnapshot struct {
+	Snapshot
+	c *countingSource
+}
+
+func (s countingSnapshot) Statuses(ctx context.Context, upTo int64, fn func(int64, memory.Status, int64)) error {
+	return s.Snapshot.Statuses(ctx, upTo, func(pk int64, st memory.Status, exp int64) { s.c.statuses++; fn(pk, st, exp) })
+}
+
+func (s countingSnapshot) Facts(ctx context.Context, after int64, fn func(*Row)) error {
+	return s.Snapshot.Facts(ctx, after, func(r *Row) { s.c.rows++; fn(r) })
+}
+
+// setStatus changes a fact's status as another process would: the
+// version moves, no Apply.
+func (f *fakeSource) setStatus(bank, id string, st memory.Status, expiredAt int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b := f.banks[bank]
+	for i := range b.rows {
+		if b.rows[i].ID == id {
+			b.rows[i].Status, b.rows[i].ExpiredAt = string(st), expiredAt
+		}
+	}
+	b.version++
+}
+
+// add appends rows as another process would, numbered after the last
+// row ever given (the store's rows are AUTOINCREMENT: never reused).
+func (f *fakeSource) add(bank string, rows ...Row) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b := f.banks[bank]
+	last := int64(0)
+	for _, r := range b.rows {
+		last = max(last, r.PK)
+	}
+	for _, r := range rows {
+		last++
+		r.PK = last
+		b.rows = append(b.rows, r)
+	}
+	b.version++
+}
+
+// remove deletes a fact as another process would.
+func (f *fakeSource) remove(bank, id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b := f.banks[bank]
+	b.rows = slices.DeleteFunc(b.rows, func(r Row) bool { return r.ID == id })
+	b.version++
+}
+
+// persistWords are the words of the test banks' facts: few, so terms
+// repeat across facts and documents as in a real bank.
+var persistWords = []string{"lake", "sunrise", "dog", "adopted", "Caroline", "support", "group", "painting", "Lisbon",
+	"robotics", "startup", "quiet", "running", "meeting", "garden", "violin", "train", "museum", "river", "coffee"}
+
+// persistRows returns n facts with vectors of dim dimensions (every
+// seventh without one), tags, kinds, categories, event times, documents
+// and a few sensitive ones, from seed.
+func persistRows(seed uint64, from, n, dim int) []Row {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	rows := make([]Row, n)
+	for i := range rows {
+		k := from + i
+		var text string
+		for range 4 + rng.IntN(8) {
+			text += persistWords[rng.IntN(len(persistWords))] + " "
+		}
+		var vec []float32
+		if k%7 != 3 {
+			vec = unitVector(rng, dim)
+		}
+		doc := fmt.Sprint("d", k/6)
+		if k%11 == 5 {
+			doc = ""
+		}
+		r := row(fmt.Sprint("f", k), doc, text, vec)
+		r.Speaker = []string{"", "Mel", "Tom"}[k%3]
+		if k%4 == 1 {
+			r.Tags = `["work","t` + fmt.Sprint(k%3) + `"]`
+		}
+		if k%5 == 2 {
+			r.Kind = string(memory.KindExperience)
+		}
+		r.Category = string(memory.Categories()[k%len(memory.Categories())])
+		if k%13 == 0 {
+			r.Sensitivity = string(memory.SensitivitySensitive)
+		}
+		if k%3 != 0 {
+			r.EventTime = int64(1_700_000_000_000_000 + k*3_600_000_000)
+		}
+		r.CreatedAt = int64(1_700_000_000_000_000 + k*1_000_000)
+		rows[i] = r
+	}
+	return rows
+}
+
+// persistMirror returns a mirror of src with its index files in dir ("":
+// none).
+func persistMirror(src Source, dir string, floats bool) *Mirror {
+	return New(src, func() Settings {
+		return Settings{FloatVectors: floats, IndexWorkers: 1, SpillDir: os.TempDir(), IndexDir: dir, IndexTag: "test-schema"}
+	})
+}
+
+// answers runs a fixed set of searches and lookups on bank and returns
+// everything they answered, hits with their exact scores.
+func answers(t *testing.T, m *Mirror, bank string, dim int) []any {
+	t.Helper()
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(99, 1))
+	filters := []memory.Filter{
+		{},
+		{Tags: []string{"t1"}},
+		{Kinds: []memory.FactKind{memory.KindExperience}},
+		{Statuses: []memory.Status{memory.StatusActive, memory.StatusSuperseded}, Sensitive: true},
+		{From: time.UnixMicro(1_700_000_000_000_000 + 100*3_600_000_000), To: time.UnixMicro(1_700_000_000_000_000 + 700*3_600_000_000)},
+		{AsOf: time.UnixMicro(1_700_000_000_000_000 + 400*1_000_000)},
+	}
+	var out []any
+	for _, f := range filters {
+		for _, q := range [][]string{{"lake"}, {"dog", "adopted"}, {"Caroline support group"}, {"violin", "nothing"}} {
+			hits, err := m.SearchText(ctx, bank, q, 10, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, hits)
+		}
+		for range 4 {
+			hits, err := m.SearchVector(ctx, bank, unitVector(rng, dim), 10, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, hits)
+		}
+	}
+	for _, q := range [][]string{{"lake"}, {"robotics startup"}, {"coffee", "river"}} {
+		hits, err := m.SearchDocuments(ctx, bank, q, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, hits)
+	}
+	nb, err := m.Neighbours(ctx, bank, []string{"f0", "f5", "f17", "f200", "f301", "nope"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pks, err := m.PKs(ctx, bank, []string{"f3", "f250", "f9", "nope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inactive, err := m.Inactive(ctx, bank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, nb, pks, inactive)
+}
+
+// fresh returns the answers of a mirror with no index file.
+func fresh(t *testing.T, src Source, bank string, dim int) []any {
+	t.Helper()
+	m := persistMirror(src, "", true)
+	defer m.Close()
+	return answers(t, m, bank, dim)
+}
+
+// TestIndexFile_SameAnswers checks that a mirror loaded from a bank's
+// index file answers exactly as one loaded from the rows (same hits,
+// same scores, same neighbours, rows and counts), with its vectors in
+// memory or read from the file, without reading a row; that a file
+// behind the database is brought level with only the rows added since
+// (statuses changed and facts deleted by another process included); and
+// that the files and their folder are private.
+func TestIndexFile_SameAnswers(t *testing.T) {
+	for _, floats := range []bool{false, true} {
+		t.Run(fmt.Sprint("FloatVectors=", floats), func(t *testing.T) {
+			const dim = 24
+			src := newFakeSource()
+			src.write("a", persistRows(1, 0, 400, dim)...)
+			src.setStatus("a", "f10", memory.StatusSuperseded, 1_700_000_000_000_000+300*1_000_000)
+			src.setStatus("a", "f11", memory.StatusArchived, 0)
+			src.remove("a", "f12")
+			dir := filepath.Join(t.TempDir(), "idx")
+
+			m := persistMirror(src, dir, floats)
+			answers(t, m, "a", dim) // loads from the rows
+			m.Close()               // and writes the file
+			path := indexPath(dir, "a")
+			if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+				t.Fatalf("index file: %v, mode %v; want 0600", err, st.Mode().Perm())
+			}
+			if st, _ := os.Stat(dir); st.Mode().Perm() != 0o700 {
+				t.Fatalf("index folder mode %v, want 0700", st.Mode().Perm())
+			}
+
+			want := fresh(t, src, "a", dim)
+			cs := &countingSource{Source: src}
+			m = persistMirror(cs, dir, floats)
+			got := answers(t, m, "a", dim)
+			m.Close()
+			if cs.rows != 0 {
+				t.Errorf("load from the file read %d rows, want 0", cs.rows)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("answers from the file differ from the rows':\n got %v\nwant %v", got, want)
+			}
+
+			// Another process writes: new facts, a status, a deletion.
+			src.add("a", persistRows(2, 400, 30, dim)...)
+			src.setStatus("a", "f20", memory.StatusArchived, 0)
+			src.setStatus("a", "f10", memory.StatusActive, 0)
+			src.remove("a", "f21")
+			want = fresh(t, src, "a", dim)
+			cs = &countingSource{Source: src}
+			m = persistMirror(cs, dir, floats)
+			got = answers(t, m, "a", dim)
+			m.Close()
+			if cs.rows != 30 {
+				t.Errorf("load from a file behind the database read %d rows, want the 30 added since", cs.rows)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("answers from a stale file differ from the rows':\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+// TestIndexFile_StatusesChanged checks that a file behind a database in
+// which facts changed status (to active again with or without their
+// expiry, superseded, archived) but none was deleted is brought level
+// without reading every fact's status, and answers as a load from the
+// rows; and that a deletion makes it read them all.
+func TestIndexFile_StatusesChanged(t *testing.T) {
+	const dim = 16
+	src := newFakeSource()
+	src.write("a", persistRows(6, 0, 300, dim)...)
+	src.setStatus("a", "f1", memory.StatusSuperseded, 1_700_000_000_000_000+50*1_000_000)
+	src.setStatus("a", "f2", memory.StatusArchived, 0)
+	src.setStatus("a", "f3", memory.StatusSuperseded, 1_700_000_000_000_000+70*1_000_000)
+	dir := t.TempDir()
+	m := persistMirror(src, dir, false)
+	answers(t, m, "a", dim)
+	m.Close()
+
+	src.setStatus("a", "f1", memory.StatusActive, 1_700_000_000_000_000+50*1_000_000) // active, still expired
+	src.setStatus("a", "f2", memory.StatusActive, 0)
+	src.setStatus("a", "f7", memory.StatusArchived, 0)
+	src.setStatus("a", "f8", memory.StatusSuperseded, 1_700_000_000_000_000+200*1_000_000)
+	src.add("a", persistRows(7, 300, 12, dim)...)
+	want := fresh(t, src, "a", dim)
+	cs := &countingSource{Source: src}
+	m = persistMirror(cs, dir, false)
+	got := answers(t, m, "a", dim)
+	m.Close()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("answers after status changes differ from the rows':\n got %v\nwant %v", got, want)
+	}
+	if cs.rows != 12 || cs.statuses != 0 {
+		t.Errorf("read %d rows and %d statuses, want the 12 new rows and no status", cs.rows, cs.statuses)
+	}
+
+	src.remove("a", "f9")
+	want = fresh(t, src, "a", dim)
+	cs = &countingSource{Source: src}
+	m = persistMirror(cs, dir, false)
+	got = answers(t, m, "a", dim)
+	m.Close()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("answers after a deletion differ from the rows':\n got %v\nwant %v", got, want)
+	}
+	if cs.statuses != 299 {
+		t.Errorf("read %d statuses after a deletion, want the 299 rows left of the file's 300", cs.statuses)
+	}
+}
+
+// TestIndexFile_Corrupt checks that a torn, corrupted, foreign or stale
+// index file is never trusted: the answers are those of a load from the
+// rows, and the file is replaced by a good one.
+func TestIndexFile_Corrupt(t *testing.T) {
+	const dim = 16
+	src := newFakeSource()
+	src.write("a", persistRows(3, 0, 300, dim)...)
+	src.write("b", persistRows(4, 0, 300, dim)...)
+	want := fresh(t, src, "a", dim)
+	dir := filepath.Join(t.TempDir(), "idx")
+	m := persistMirror(src, dir, false)
+	answers(t, m, "a", dim)
+	answers(t, m, "b", dim)
+	m.Close()
+	path := indexPath(dir, "a")
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.ReadFile(indexPath(dir, "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := func() (fileHeader, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return fileHeader{}, err
+		}
+		defer f.Close()
+		return readHeader(f)
+	}()
+	if err != nil {
+		t.Fatal(err)
+	}
+	idxAt, qAt := int(h.headerLen), int(h.headerLen)+int(h.idxLen)
+	floatAt := qAt + int(h.qLen)
+	flip := func(at int) func([]byte) []byte {
+		return func(b []byte) []byte { b = slices.Clone(b); b[at] ^= 0x10; return b }
+	}
+	cases := []struct {
+		name string
+		file func([]byte) []byte
+		// lazy: the damage is in the float32 vectors, which the load
+		// does not read.
+		lazy bool
+	}{
+		{"Empty", func([]byte) []byte { return nil }, false},
+		{"TruncatedHeader", func(b []byte) []byte { return b[:20] }, false},
+		{"TruncatedIndex", func(b []byte) []byte { return b[:idxAt+(qAt-idxAt)/2] }, false},
+		{"TruncatedVectors", func(b []byte) []byte { return b[:floatAt+100] }, false},
+		{"TruncatedTrailer", func(b []byte) []byte { return b[:len(b)-3] }, false},
+		{"FlippedVersion", flip(len(fileMagic) + 4 + 4 + 8 + 8), false},
+		{"FlippedString", flip(idxAt + 12), false},
+		{"FlippedEntry", flip(idxAt + (qAt-idxAt)/3), false},
+		{"FlippedPosting", flip(idxAt + 2*(qAt-idxAt)/3), false},
+		{"FlippedInt8", flip(qAt + (floatAt-qAt)/2), false},
+		// A vector is checked when a search reads it: the load takes the
+		// rest of the file, the bad vectors come from the database, and
+		// the file is replaced.
+		{"FlippedVector", flip(floatAt + 77), true},
+		{"FlippedEveryVector", func(b []byte) []byte {
+			b = slices.Clone(b)
+			for at := floatAt + 5; at < floatAt+4*dim*300; at += 4 * dim {
+				b[at] ^= 0x40
+			}
+			return b
+		}, true},
+		{"FlippedVectorChecksum", flip(floatAt + int(h.floatLen) + 2), false},
+		{"FlippedChecksum", flip(len(good) - trailerLen), false},
+		{"Appended", func(b []byte) []byte { return append(slices.Clone(b), 0) }, false},
+		{"OtherBank", func([]byte) []byte { return other }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(path, c.file(good), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cs := &countingSource{Source: src}
+			m := persistMirror(cs, dir, false)
+			got := answers(t, m, "a", dim)
+			m.Close()
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("answers with a bad file differ from the rows':\n got %v\nwant %v", got, want)
+			}
+			if want := map[bool]int{false: 300, true: 0}[c.lazy]; cs.rows != want {
+				t.Errorf("read %d rows, want %d", cs.rows, want)
+			}
+			if b, err := os.ReadFile(path); err != nil || !slices.Equal(b, good) {
+				t.Errorf("the bad file was not replaced by a good one (%v)", err)
+			}
+		})
+	}
+
+	t.Run("Ahead", func(t *testing.T) {
+		// A file newer than the database (put back from a backup): not
+		// used, and left for the process that wrote it.
+		ahead := newFakeSource()
+		ahead.write("a", persistRows(3, 0, 300, dim)...)
+		ahead.banks["a"].version = 0
+		if err := os.WriteFile(path, good, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cs := &countingSource{Source: ahead}
+		m := persistMirror(cs, dir, false)
+		answers(t, m, "a", dim)
+		m.Close()
+		if cs.rows != 300 {
+			t.Errorf("read %d rows, want all 300", cs.rows)
+		}
+	})
+
+	t.Run("OtherDatabase", func(t *testing.T) {
+		// The same bank, version and rows, but another fact in the last
+		// row: the file is another database's.
+		alt := newFakeSource()
+		rows := persistRows(3, 0, 300, dim)
+		rows[299].ID = "someone-else"
+		alt.write("a", rows...)
+		if err := os.WriteFile(path, good, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		wantAlt := fresh(t, alt, "a", dim)
+		cs := &countingSource{Source: alt}
+		m := persistMirror(cs, dir, false)
+		got := answers(t, m, "a", dim)
+		m.Close()
+		if cs.rows != 300 || !reflect.DeepEqual(got, wantAlt) {
+			t.Errorf("read %d rows (want 300); answers equal a fresh load's: %v", cs.rows, reflect.DeepEqual(got, wantAlt))
+		}
+	})
+
+	t.Run("Restored", func(t *testing.T) {
+		// A database put back from a backup taken before the file's last
+		// rows, then written to: rows of the file's are other facts now.
+		restored := newFakeSource()
+		rows := persistRows(3, 0, 300, dim)
+		restored.write("a", rows[:250]...)
+		restored.banks["a"].created = src.banks["a"].created
+		more := persistRows(21, 1000, 20, dim)
+		restored.add("a", more...)
+		restored.banks["a"].version = src.banks["a"].version + 5
+		if err := os.WriteFile(path, good, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		wantR := fresh(t, restored, "a", dim)
+		cs := &countingSource{Source: restored}
+		m := persistMirror(cs, dir, false)
+		got := answers(t, m, "a", dim)
+		m.Close()
+		if cs.rows != 270 || !reflect.DeepEqual(got, wantR) {
+			t.Errorf("read %d rows (want 270); answers equal a fresh load's: %v", cs.rows, reflect.DeepEqual(got, wantR))
+		}
+	})
+
+	t.Run("RestoredBeforeDeletion", func(t *testing.T) {
+		// The file's history deleted a fact; the database was put back
+		// from before that and written to: it holds a row the file never
+		// saw, up to the file's last.
+		dir := t.TempDir()
+		after := newFakeSource()
+		after.write("a", persistRows(3, 0, 300, dim)...)
+		after.remove("a", "f50")
+		m := persistMirror(after, dir, false)
+		answers(t, m, "a", dim)
+		m.Close()
+		before := newFakeSource()
+		before.write("a", persistRows(3, 0, 300, dim)...)
+		before.banks["a"].created = after.banks["a"].created
+		before.setStatus("a", "f60", memory.StatusArchived, 0)
+		before.banks["a"].version = after.banks["a"].version + 3
+		wantB := fresh(t, before, "a", dim)
+		cs := &countingSource{Source: before}
+		m = persistMirror(cs, dir, false)
+		got := answers(t, m, "a", dim)
+		m.Close()
+		if cs.rows != 300 || !reflect.DeepEqual(got, wantB) {
+			t.Errorf("read %d rows (want 300); answers equal a fresh load's: %v", cs.rows, reflect.DeepEqual(got, wantB))
+		}
+	})
+
+	t.Run("OtherBuild", func(t *testing.T) {
+		if err := os.WriteFile(path, good, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cs := &countingSource{Source: src}
+		m := New(cs, func() Settings { return Settings{IndexWorkers: 1, IndexDir: dir, IndexTag: "another-schema"} })
+		got := answers(t, m, "a", dim)
+		m.Close()
+		if cs.rows != 300 || !reflect.DeepEqual(got, want) {
+			t.Errorf("a file of another schema: read %d rows (want 300)", cs.rows)
+		}
+	})
+}
+
+// TestIndexFile_Drop checks that dropping a bank (the store deleted it)
+// removes its index file, and that a bank made again under the same
+// name does not read the old one.
+func TestIndexFile_Drop(t *testing.T) {
+	const dim = 8
+	src := newFakeSource()
+	src.write("a", persistRows(5, 0, 50, dim)...)
+	dir := t.TempDir()
+	m := persistMirror(src, dir, false)
+	answers(t, m, "a", dim)
+	m.Close()
+	path := indexPath(dir, "a")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	m = persistMirror(src, dir, false)
+	defer m.Close()
+	answers(t, m, "a", dim)
+	m.Drop("a")
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("index file after Drop: %v, want none", err)
+	}
+}
+
+// BenchmarkIndexFile measures a bank's first load at 10k facts of 384
+// dimensions: from the rows (Rows) and from its index file (File), and
+// the file's write (Write).
+//
+//	go test ./store/sqlite/internal/mirror -run X -bench IndexFile -benchmem
+func BenchmarkIndexFile(b *testing.B) {
+	const n, dim = 10_000, 384
+	src := newFakeSource()
+	src.write("a", persistRows(8, 0, n, dim)...)
+	dir := b.TempDir()
+	ctx := context.Background()
+	m := persistMirror(src, dir, false)
+	if _, err := m.PKs(ctx, "a", nil); err != nil {
+		b.Fatal(err)
+	}
+	m.Close()
+	load := func(b *testing.B, dir string) {
+		for b.Loop() {
+			m := persistMirror(src, dir, false)
+			if _, err := m.SearchDocuments(ctx, "a", []string{"lake"}, 5); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			m.mu.Lock()
+			m.closed = true // no write on Close: only the load is timed
+			m.mu.Unlock()
+			m.Close()
+			b.StartTimer()
+		}
+	}
+	b.Run("Rows", func(b *testing.B) { load(b, "") })
+	b.Run("File", func(b *testing.B) { load(b, dir) })
+	b.Run("Write", func(b *testing.B) {
+		m := persistMirror(src, "", false)
+		defer m.Close()
+		x, err := m.index(ctx, "a")
+		if err != nil {
+			b.Fatal(err)
+		}
+		x.indexDir, x.fp = b.TempDir(), fingerprint("test-schema")
+		for b.Loop() {
+			x.mu.Lock()
+			x.fileVersion, x.saving = -1, false
+			m.startSave("a", x, nil)
+			x.mu.Unlock()
+			m.saves.Wait()
+			if x.fileVersion != x.version {
+				b.Fatal("no file written")
+			}
+		}
+	})
+}
+
+// TestIndexFile_ReadOnly checks that a mirror of a database opened
+// read-only reads a bank's index file but never writes or removes one.
+func TestIndexFile_ReadOnly(t *testing.T) {
+	const dim = 8
+	src := newFakeSource()
+	src.write("a", persistRows(9, 0, 80, dim)...)
+	dir := t.TempDir()
+	readOnly := func(src Source) *Mirror {
+		return New(src, func() Settings {
+			return Settings{IndexWorkers: 1, IndexDir: dir, IndexTag: "test-schema", IndexReadOnly: true}
+		})
+	}
+	m := readOnly(src)
+	answers(t, m, "a", dim)
+	m.Close()
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 0 {
+		t.Fatalf("a read-only mirror wrote %v", names)
+	}
+	m = persistMirror(src, dir, false)
+	answers(t, m, "a", dim)
+	m.Close()
+	good, err := os.ReadFile(indexPath(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &countingSource{Source: src}
+	m = readOnly(cs)
+	answers(t, m, "a", dim)
+	m.Close()
+	if cs.rows != 0 {
+		t.Errorf("a read-only mirror read %d rows, want the file's", cs.rows)
+	}
+	bad := slices.Clone(good)
+	bad[len(bad)/3] ^= 1
+	if err := os.WriteFile(indexPath(dir, "a"), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m = readOnly(src)
+	answers(t, m, "a", dim)
+	m.Close()
+	if b, _ := os.ReadFile(indexPath(dir, "a")); !slices.Equal(b, bad) {
+		t.Error("a read-only mirror replaced or removed a bad file")
+	}
+}
+
+// TestIndexFile_Background checks that a mirror that stays open writes
+// a bank's index file by itself after a load from the rows, and again
+// once enough facts came in through Apply, without a Close.
+func TestIndexFile_Background(t *testing.T) {
+	defer func(d time.Duration) { saveDelay = d }(saveDelay)
+	saveDelay = 10 * time.Millisecond
+	const dim = 8
+	src := newFakeSource()
+	src.write("a", persistRows(10, 0, 100, dim)...)
+	dir := t.TempDir()
+	m := persistMirror(src, dir, false)
+	defer m.Close()
+	answers(t, m, "a", dim)
+	version := func() int64 {
+		f, err := os.Open(indexPath(dir, "a"))
+		if err != nil {
+			return -1
+		}
+		defer f.Close()
+		h, err := readHeader(f)
+		if err != nil {
+			return -1
+		}
+		return h.version
+	}
+	wait := func(want int64) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); version() != want; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("index file at version %d, want %d", version(), want)
+			}
+		}
+	}
+	wait(1)
+	var v int64
+	for i := range saveAfter(0) - 1 {
+		var c *Change
+		v, c = src.write("a", persistRows(11+uint64(i), 100+i, 1, dim)...)
+		m.Apply("a", v, c)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := version(); got != 1 {
+		t.Fatalf("index file rewritten at version %d after %d facts, want it left until %d", got, saveAfter(0)-1, saveAfter(0))
+	}
+	v, c := src.write("a", persistRows(9999, 5000, 1, dim)...)
+	m.Apply("a", v, c)
+	wait(v)
+}
