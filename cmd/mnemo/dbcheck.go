@@ -56,7 +56,6 @@ func checkDB(cmd *cobra.Command, path string) error {
 	case fi.IsDir():
 		return usagef("--db %s is a directory, not a database file", path)
 	}
-	warnExposed(cmd.ErrOrStderr(), path, fi)
 	if fi.Size() > 0 {
 		f, err := os.Open(path)
 		if err != nil {
@@ -72,6 +71,7 @@ func checkDB(cmd *cobra.Command, path string) error {
 	if write && !writable(path) {
 		return usagef("--db %s is read-only: this command writes to it (make it writable, or copy it)", path)
 	}
+	warnExposed(cmd.ErrOrStderr(), path, fi)
 	return nil
 }
 

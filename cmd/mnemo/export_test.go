@@ -2,23 +2,26 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-ai/mnemo/memory"
 )
 
 // mnemo export writes the same export to stdout and to the file of
 // --out, -o or --output (the README's flag and its earlier spelling); it
-// begins with the version-2 header and uses snake_case keys, and mnemo
+// begins with the current version's header and uses snake_case keys, and mnemo
 // import takes it, or a version-1 export, back as a new bank.
 func TestExport_Out(t *testing.T) {
 	db := newDB(t)
 	mustRun(t, db, "bank", "create", "alice")
 	mustRun(t, db, "--bank", "alice", "retain", "--at", "2024-03-04", "--speaker", "Melanie", "Melanie adopted a puppy named Biscuit in Berlin.")
 	stdout := mustRun(t, db, "--bank", "alice", "export")
-	if !strings.HasPrefix(stdout, `{"kind":"header","version":3,"bank":{"id":"alice",`) || !strings.Contains(stdout, `"occurred_start":"2024-03-04T00:00:00Z"`) {
-		t.Fatalf("export: got %.300s…, want a version-2 header first and snake_case keys", stdout)
+	if !strings.HasPrefix(stdout, fmt.Sprintf(`{"kind":"header","version":%d,"bank":{"id":"alice",`, memory.ExportVersion)) || !strings.Contains(stdout, `"occurred_start":"2024-03-04T00:00:00Z"`) {
+		t.Fatalf("export: got %.300s…, want a version-%d header first and snake_case keys", stdout, memory.ExportVersion)
 	}
 	dir := t.TempDir()
 	for _, flag := range []string{"--out", "-o", "--output"} {

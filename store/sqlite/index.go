@@ -31,7 +31,7 @@ func (src source) Bank(ctx context.Context, bank string) (version, created int64
 // Embedding implements mirror.Source.
 func (src source) Embedding(ctx context.Context, bank string, pk int64) ([]float32, error) {
 	var blob []byte
-	err := src.db.QueryRowContext(ctx, `SELECT embedding FROM facts WHERE pk = ? AND bank_id = ?`, pk, bank).Scan(&blob)
+	err := src.stmts.queryRow(ctx, `SELECT embedding FROM facts WHERE pk = ? AND bank_id = ?`, pk, bank).Scan(&blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
