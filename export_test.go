@@ -141,7 +141,7 @@ func TestEngine_ExportImportRoundTrip(t *testing.T) {
 	}
 
 	a := export(t, src, "alice")
-	for _, want := range []string{`{"kind":"header","version":3,`, `"kind":"relation"`, `"kind":"link"`, `"kind":"cooccurrence"`, `"kind":"ref"`, `"kind":"watermark"`, `"kind":"chunk"`,
+	for _, want := range []string{fmt.Sprintf(`{"kind":"header","version":%d,`, memory.ExportVersion), `"kind":"relation"`, `"kind":"link"`, `"kind":"cooccurrence"`, `"kind":"ref"`, `"kind":"watermark"`, `"kind":"chunk"`,
 		`"kind":"observation"`, `"kind":"session"`, `"embedding":[`, `"superseded"`} {
 		if !bytes.Contains(a, []byte(want)) {
 			t.Fatalf("the SQLite export holds no %s:\n%s", want, a)
@@ -208,18 +208,18 @@ func TestEngine_ExportImportRoundTrip(t *testing.T) {
 		t.Errorf("Bank(broken) after a failed import: got %v, want ENOTFOUND", err)
 	}
 	// A version-2 file (no trailer: the format before version 3) imports
-	// as before; the same file saying version 3 is cut short.
+	// as before; the same file saying the current version is cut short.
 	lines := bytes.SplitAfter(bytes.TrimSuffix(a, []byte("\n")), []byte("\n"))
 	noTrailer := bytes.Join(lines[:len(lines)-1], nil)
 	if !bytes.Contains(lines[len(lines)-1], []byte(`"kind":"trailer"`)) {
 		t.Fatalf("the export does not end with its trailer: %s", lines[len(lines)-1])
 	}
-	v2 := bytes.Replace(noTrailer, []byte(`"version":3,`), []byte(`"version":2,`), 1)
+	v2 := bytes.Replace(noTrailer, []byte(fmt.Sprintf(`"version":%d,`, memory.ExportVersion)), []byte(`"version":2,`), 1)
 	if _, err := pg.ImportBank(ctx, bytes.NewReader(v2), mnemo.ImportBankOptions{Bank: "alice-v2"}); err != nil {
 		t.Errorf("ImportBank of a version-2 file without a trailer: %v", err)
 	}
 	if _, err := pg.ImportBank(ctx, bytes.NewReader(noTrailer), mnemo.ImportBankOptions{Bank: "alice-cut"}); memory.ErrorCode(err) != memory.EINVALID {
-		t.Errorf("ImportBank of a version-3 file without its trailer: got %v, want EINVALID", err)
+		t.Errorf("ImportBank of a version-%d file without its trailer: got %v, want EINVALID", memory.ExportVersion, err)
 	}
 }
 
