@@ -11,9 +11,9 @@ import (
 )
 
 // ExplainVector returns the plan PostgreSQL makes for a statement of
-// SearchVector in a bank with an HNSW index: when few, the count and the
-// exact scan of searchFew (their plans one after the other), else the
-// index scan of searchHNSW with its settings.
+// SearchVector in a bank with an HNSW index: when few, the count and
+// exact scan of searchFew, else the index scan of searchHNSW with its
+// settings.
 func (s *Store) ExplainVector(ctx context.Context, bank string, vec []float32, k int, flt memory.Filter, few bool) (string, error) {
 	var dim int
 	var facts int64
@@ -25,11 +25,8 @@ func (s *Store) ExplainVector(ctx context.Context, bank string, vec []float32, k
 	var ps []params
 	var set []string
 	if few {
-		sql, p := countSQL(bank, ExactFilterFacts+1, flt)
+		sql, p := fewSQL(bank, q, k, ExactFilterFacts, flt)
 		sqls, ps = append(sqls, sql), append(ps, p)
-		sql, p = exactSQL(bank, q, k, flt)
-		sqls = append(sqls, sql)
-		ps = append(ps, p)
 	} else {
 		sql, p, st := hnswSQL(bank, dim, facts, q, k, DefaultEFSearch, flt)
 		sqls, ps, set = append(sqls, sql), append(ps, p), st
