@@ -222,33 +222,26 @@ func lineMarks(line string, off int, mark func(start, end int, code bool)) {
 		}
 	}
 	// Placeholders and link texts: "[Your Name]", "[Flask docs](…)".
-	for i := 0; ; {
-		a := strings.IndexByte(line[i:], '[')
-		if a < 0 {
-			break
-		}
-		a += i
-		b := strings.IndexByte(line[a+1:], ']')
-		if b < 0 {
-			break
-		}
-		b += a + 1
-		mark(off+a, off+b, false)
-		i = b + 1
-	}
+	spans(line, '[', ']', func(a, b int) { mark(off+a, off+b, false) })
 	// Inline code: pairs of backticks.
+	spans(line, '`', '`', func(a, b int) { mark(off+a, off+b, true) })
+}
+
+// spans calls fn with the offsets of each open…close pair of line, in
+// order, pairs not nested: "[a] [b]" gives (0, 2) and (4, 6).
+func spans(line string, open, close byte, fn func(a, b int)) {
 	for i := 0; ; {
-		a := strings.IndexByte(line[i:], '`')
+		a := strings.IndexByte(line[i:], open)
 		if a < 0 {
 			return
 		}
 		a += i
-		b := strings.IndexByte(line[a+1:], '`')
+		b := strings.IndexByte(line[a+1:], close)
 		if b < 0 {
 			return
 		}
 		b += a + 1
-		mark(off+a, off+b, true)
+		fn(a, b)
 		i = b + 1
 	}
 }

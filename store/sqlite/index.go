@@ -65,7 +65,13 @@ func (s snapshot) Version(ctx context.Context) (int64, error) {
 
 // Statuses implements mirror.Snapshot.
 func (s snapshot) Statuses(ctx context.Context, upTo int64, fn func(pk int64, status memory.Status, expiredAt int64)) error {
-	rows, err := s.tx.QueryContext(ctx, `SELECT pk, status, coalesce(expired_at, 0) FROM facts WHERE bank_id = ? AND pk <= ?`, s.bank, upTo)
+	return s.statuses(ctx, `SELECT pk, status, coalesce(expired_at, 0) FROM facts WHERE bank_id = ? AND pk <= ?`, upTo, fn)
+}
+
+// statuses runs query (pk, status, expired_at of the bank's facts up to
+// upTo) and hands fn each row.
+func (s snapshot) statuses(ctx context.Context, query string, upTo int64, fn func(pk int64, status memory.Status, expiredAt int64)) error {
+	rows, err := s.tx.QueryContext(ctx, query, s.bank, upTo)
 	if err != nil {
 		return err
 	}
@@ -84,21 +90,8 @@ func (s snapshot) Statuses(ctx context.Context, upTo int64, fn func(pk int64, st
 // Changed implements mirror.Snapshot, from facts_bank_changed
 // (migration 027).
 func (s snapshot) Changed(ctx context.Context, upTo int64, fn func(pk int64, status memory.Status, expiredAt int64)) error {
-	rows, err := s.tx.QueryContext(ctx, `SELECT pk, status, coalesce(expired_at, 0) FROM facts
-		WHERE bank_id = ? AND pk <= ? AND (status <> 'active' OR expired_at IS NOT NULL)`, s.bank, upTo)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var pk, expired int64
-		var st string
-		if err := rows.Scan(&pk, &st, &expired); err != nil {
-			return err
-		}
-		fn(pk, memory.Status(st), expired)
-	}
-	return rows.Err()
+	return s.statuses(ctx, `SELECT pk, status, coalesce(expired_at, 0) FROM facts
+		WHERE bank_id = ? AND pk <= ? AND (status <> 'active' OR expired_at IS NOT NULL)`, upTo, fn)
 }
 
 // LastRow implements mirror.Snapshot: facts.pk is AUTOINCREMENT, so
