@@ -56,8 +56,10 @@ var _ memory.Store = (*Store)(nil)
 // DefaultHNSWMinFacts is the number of facts from which a bank gets its
 // own HNSW index. Below it an exact scan is fast enough (about 1 µs a
 // fact, measured) and exact, which the conformance suite pins; above it
-// the index answers approximately (ef_search DefaultEFSearch, iterative
-// scans for filters; recall@10 about 0.99).
+// the index answers approximately (ef_search DefaultEFSearch, recall@10
+// about 0.99 unfiltered); a filter that passes few facts is answered
+// exactly from the facts it passes, a broader one by an iterative index
+// scan re-ranked exactly (searchHNSW; docs/postgres.md).
 const DefaultHNSWMinFacts = 10000
 
 // DefaultEFSearch is hnsw.ef_search for index scans (raised to k when k is
