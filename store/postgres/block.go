@@ -140,25 +140,6 @@ func (s *Store) DeleteBlock(ctx context.Context, bankID, name string) error {
 	return nil
 }
 
-// exportBlocks hands fn a bank's blocks by name, inside Export's
-// transaction.
-func exportBlocks(ctx context.Context, tx pgx.Tx, bank string, fn func(*memory.ExportRecord) error) error {
-	rows, err := tx.Query(ctx, `SELECT `+blockColumns+` FROM blocks WHERE bank_id = $1 ORDER BY name`, bank)
-	if err != nil {
-		return fmt.Errorf("export blocks: %w", err)
-	}
-	bs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*memory.Block, error) { return scanBlock(bank, r) })
-	if err != nil {
-		return fmt.Errorf("export blocks: %w", err)
-	}
-	for _, b := range bs {
-		if err := fn(&memory.ExportRecord{Kind: memory.RecordBlock, Block: memory.ExportedBlock(b)}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // importBlockRow is an exported block as the values of blockCopyColumns,
 // or EINVALID.
 func importBlockRow(bank string, x *memory.ExportBlock) ([]any, error) {

@@ -120,22 +120,3 @@ func (s *Store) DeleteDirective(ctx context.Context, bankID, id string) error {
 	}
 	return nil
 }
-
-// exportDirectives hands fn a bank's directives by id, inside Export's
-// transaction.
-func exportDirectives(ctx context.Context, tx pgx.Tx, bank string, fn func(*memory.ExportRecord) error) error {
-	rows, err := tx.Query(ctx, `SELECT `+directiveColumns+` FROM directives WHERE bank_id = $1 ORDER BY id`, bank)
-	if err != nil {
-		return fmt.Errorf("export directives: %w", err)
-	}
-	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*memory.Directive, error) { return scanDirective(bank, r) })
-	if err != nil {
-		return fmt.Errorf("export directives: %w", err)
-	}
-	for _, d := range ds {
-		if err := fn(&memory.ExportRecord{Kind: memory.RecordDirective, Directive: memory.ExportedDirective(d)}); err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -217,13 +217,56 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 			return err
 		}
 	}
-	if err := exportBlocks(ctx, tx, bankID, fn); err != nil {
+	// Blocks by name, directives by id, pinned questions by id.
+	if err := exportRows(ctx, tx, fn, "blocks", `SELECT `+blockColumns+` FROM blocks WHERE bank_id = $1 ORDER BY name`, bankID,
+		func(r pgx.CollectableRow) (*memory.ExportRecord, error) {
+			b, err := scanBlock(bankID, r)
+			if err != nil {
+				return nil, err
+			}
+			return &memory.ExportRecord{Kind: memory.RecordBlock, Block: memory.ExportedBlock(b)}, nil
+		}); err != nil {
 		return err
 	}
-	if err := exportDirectives(ctx, tx, bankID, fn); err != nil {
+	if err := exportRows(ctx, tx, fn, "directives", `SELECT `+directiveColumns+` FROM directives WHERE bank_id = $1 ORDER BY id`, bankID,
+		func(r pgx.CollectableRow) (*memory.ExportRecord, error) {
+			d, err := scanDirective(bankID, r)
+			if err != nil {
+				return nil, err
+			}
+			return &memory.ExportRecord{Kind: memory.RecordDirective, Directive: memory.ExportedDirective(d)}, nil
+		}); err != nil {
 		return err
 	}
-	return exportStanding(ctx, tx, bankID, fn)
+	return exportRows(ctx, tx, fn, "standing questions", `SELECT `+standingColumns+` FROM standing_questions WHERE bank_id = $1 ORDER BY id`, bankID,
+		func(r pgx.CollectableRow) (*memory.ExportRecord, error) {
+			q, err := scanStanding(r, bankID)
+			if err != nil {
+				return nil, err
+			}
+			return &memory.ExportRecord{Kind: memory.RecordStanding, Standing: memory.ExportedStanding(q)}, nil
+		})
+}
+
+// exportRows runs query (its one parameter the bank) inside Export's
+// transaction, reads every row with record, then hands fn the records in
+// order; what names the rows in errors.
+func exportRows(ctx context.Context, tx pgx.Tx, fn func(*memory.ExportRecord) error, what, query, bank string,
+	record func(pgx.CollectableRow) (*memory.ExportRecord, error)) error {
+	rows, err := tx.Query(ctx, query, bank)
+	if err != nil {
+		return fmt.Errorf("export %s: %w", what, err)
+	}
+	recs, err := pgx.CollectRows(rows, record)
+	if err != nil {
+		return fmt.Errorf("export %s: %w", what, err)
+	}
+	for _, rec := range recs {
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Import implements memory.Importer in one transaction under the bank's

@@ -122,22 +122,3 @@ func pinnedRow(tag pgconn.CommandTag, bankID, id string) error {
 	}
 	return nil
 }
-
-// exportStanding hands fn a bank's pinned questions by id, with their
-// answers, inside Export's transaction.
-func exportStanding(ctx context.Context, tx pgx.Tx, bank string, fn func(*memory.ExportRecord) error) error {
-	rows, err := tx.Query(ctx, `SELECT `+standingColumns+` FROM standing_questions WHERE bank_id = $1 ORDER BY id`, bank)
-	if err != nil {
-		return fmt.Errorf("export standing questions: %w", err)
-	}
-	qs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*memory.StandingQuestion, error) { return scanStanding(r, bank) })
-	if err != nil {
-		return fmt.Errorf("export standing questions: %w", err)
-	}
-	for _, q := range qs {
-		if err := fn(&memory.ExportRecord{Kind: memory.RecordStanding, Standing: memory.ExportedStanding(q)}); err != nil {
-			return err
-		}
-	}
-	return nil
-}

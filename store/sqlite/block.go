@@ -145,26 +145,6 @@ func (s *Store) DeleteBlock(ctx context.Context, bankID, name string) error {
 	})
 }
 
-// exportBlocks hands fn a bank's blocks by name, inside Export's read
-// transaction.
-func exportBlocks(ctx context.Context, tx *sql.Tx, bank string, fn func(*memory.ExportRecord) error) error {
-	rows, err := tx.QueryContext(ctx, `SELECT `+blockColumns+` FROM blocks WHERE bank_id = ? ORDER BY name`, bank)
-	if err != nil {
-		return fmt.Errorf("export blocks: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		b, err := scanBlock(bank, rows)
-		if err != nil {
-			return fmt.Errorf("export blocks: %w", err)
-		}
-		if err := fn(&memory.ExportRecord{Kind: memory.RecordBlock, Block: memory.ExportedBlock(b)}); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
 // importBlock adds an exported block; one of that name already stored is
 // ECONFLICT.
 func importBlock(ctx context.Context, tx *sql.Tx, bank string, x *memory.ExportBlock) error {

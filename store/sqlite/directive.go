@@ -131,26 +131,6 @@ func (s *Store) DeleteDirective(ctx context.Context, bankID, id string) error {
 	})
 }
 
-// exportDirectives hands fn a bank's directives by id, inside Export's
-// read transaction.
-func exportDirectives(ctx context.Context, tx *sql.Tx, bank string, fn func(*memory.ExportRecord) error) error {
-	rows, err := tx.QueryContext(ctx, `SELECT `+directiveColumns+` FROM directives WHERE bank_id = ? ORDER BY id`, bank)
-	if err != nil {
-		return fmt.Errorf("export directives: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		d, err := scanDirective(bank, rows)
-		if err != nil {
-			return fmt.Errorf("export directives: %w", err)
-		}
-		if err := fn(&memory.ExportRecord{Kind: memory.RecordDirective, Directive: memory.ExportedDirective(d)}); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
 // importDirective adds an exported directive; one of that id already
 // stored is ECONFLICT.
 func importDirective(ctx context.Context, tx *sql.Tx, bank string, x *memory.ExportDirective) error {

@@ -237,13 +237,57 @@ func (s *Store) Export(ctx context.Context, bankID string, fn func(*memory.Expor
 			return err
 		}
 	}
-	if err := exportBlocks(ctx, tx, bankID, fn); err != nil {
+	// Blocks by name, directives by id, pinned questions by id.
+	if err := exportRows(ctx, tx, fn, "blocks", `SELECT `+blockColumns+` FROM blocks WHERE bank_id = ? ORDER BY name`, bankID,
+		func(r *sql.Rows) (*memory.ExportRecord, error) {
+			b, err := scanBlock(bankID, r)
+			if err != nil {
+				return nil, err
+			}
+			return &memory.ExportRecord{Kind: memory.RecordBlock, Block: memory.ExportedBlock(b)}, nil
+		}); err != nil {
 		return err
 	}
-	if err := exportDirectives(ctx, tx, bankID, fn); err != nil {
+	if err := exportRows(ctx, tx, fn, "directives", `SELECT `+directiveColumns+` FROM directives WHERE bank_id = ? ORDER BY id`, bankID,
+		func(r *sql.Rows) (*memory.ExportRecord, error) {
+			d, err := scanDirective(bankID, r)
+			if err != nil {
+				return nil, err
+			}
+			return &memory.ExportRecord{Kind: memory.RecordDirective, Directive: memory.ExportedDirective(d)}, nil
+		}); err != nil {
 		return err
 	}
-	return exportStanding(ctx, tx, bankID, fn)
+	return exportRows(ctx, tx, fn, "standing questions", `SELECT `+standingColumns+` FROM standing_questions WHERE bank_id = ? ORDER BY id`, bankID,
+		func(r *sql.Rows) (*memory.ExportRecord, error) {
+			q, err := scanStanding(r, bankID)
+			if err != nil {
+				return nil, err
+			}
+			return &memory.ExportRecord{Kind: memory.RecordStanding, Standing: memory.ExportedStanding(q)}, nil
+		})
+}
+
+// exportRows runs query (its one parameter the bank) inside Export's read
+// transaction and hands fn each row as record reads it; what names the
+// rows in errors.
+func exportRows(ctx context.Context, tx *sql.Tx, fn func(*memory.ExportRecord) error, what, query, bank string,
+	record func(*sql.Rows) (*memory.ExportRecord, error)) error {
+	rows, err := tx.QueryContext(ctx, query, bank)
+	if err != nil {
+		return fmt.Errorf("export %s: %w", what, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		rec, err := record(rows)
+		if err != nil {
+			return fmt.Errorf("export %s: %w", what, err)
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // Import implements memory.Importer in one write transaction. Facts enter

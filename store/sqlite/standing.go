@@ -130,26 +130,6 @@ func pinnedRow(res sql.Result, bankID, id string) error {
 	return nil
 }
 
-// exportStanding hands fn a bank's pinned questions by id, with their
-// answers, inside Export's read transaction.
-func exportStanding(ctx context.Context, tx *sql.Tx, bank string, fn func(*memory.ExportRecord) error) error {
-	rows, err := tx.QueryContext(ctx, `SELECT `+standingColumns+` FROM standing_questions WHERE bank_id = ? ORDER BY id`, bank)
-	if err != nil {
-		return fmt.Errorf("export standing questions: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		q, err := scanStanding(rows, bank)
-		if err != nil {
-			return fmt.Errorf("export standing questions: %w", err)
-		}
-		if err := fn(&memory.ExportRecord{Kind: memory.RecordStanding, Standing: memory.ExportedStanding(q)}); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
 // importStanding adds an exported pinned question with its answer; one
 // of that id already pinned is ECONFLICT.
 func importStanding(ctx context.Context, tx *sql.Tx, bank string, x *memory.ExportStanding) error {
