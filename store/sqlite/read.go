@@ -97,25 +97,67 @@ func scanFact(bank string, r interface{ Scan(...any) error }, extra ...any) (*me
 // factNumbers is how many of factColumns are numbers.
 const factNumbers = 16
 
-// Facts implements memory.Store. The bank's index maps each id to its
-// row (pk) and the rows are read from the file, a prepared statement per
-// factsChunk ids: the file is the only copy of a fact's text and
-// lifecycle, so what Facts returns is always current — the index keeps no
-// fact snapshots (at 100k facts they were a third of its memory). A fact
-// another process deleted since the index last looked is left out.
+// Facts implements memory.Store. The facts come from the store's fact
+// cache (factcache.go) when it holds them under the bank's current stamp,
+// which Facts reads first, and otherwise from the file: the bank's index
+// maps each id to its row (pk) and the rows are read a prepared statement
+// per factsChunk ids. Either way what Facts returns is current: the stamp
+// moves with any change to a fact row, by this process or another. The
+// search index itself keeps no fact snapshots (at 100k facts they were a
+// third of its memory); the cache is bounded (DefaultFactCacheBytes). A
+// fact another process deleted since the index last looked is left out,
+// and a repeated id is returned once, at its first place.
 func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error) {
-	pks, err := s.mirror.PKs(ctx, bankID, ids)
+	st, err := s.readFactStamp(ctx, bankID)
 	if err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	order := make(map[int64]int, len(pks)) // pk → place in the answer
-	for i, pk := range pks {
-		order[pk] = i
+	found := make([]*memory.Fact, len(ids))
+	r := s.facts.get(bankID, st, ids, found)
+	var missing []string
+	for i, f := range found {
+		if f == nil {
+			missing = append(missing, ids[i])
+		}
 	}
-	found := make([]*memory.Fact, len(pks))
+	if len(missing) > 0 {
+		read, err := s.readFacts(ctx, bankID, missing)
+		if err != nil {
+			return nil, err
+		}
+		s.facts.add(bankID, r, read)
+		byID := make(map[string]*memory.Fact, len(read))
+		for _, f := range read {
+			byID[f.ID] = f
+		}
+		for i, f := range found {
+			if f == nil {
+				found[i] = byID[ids[i]]
+			}
+		}
+	}
+	out := found[:0]
+	seen := make(map[string]bool, len(found))
+	for _, f := range found {
+		if f != nil && !seen[f.ID] {
+			seen[f.ID] = true
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// readFacts reads the facts of ids from the file, in no given order: the
+// ones the bank's index knows and the file still holds.
+func (s *Store) readFacts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error) {
+	pks, err := s.mirror.PKs(ctx, bankID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*memory.Fact, 0, len(pks))
 	for start := 0; start < len(pks); start += factsChunk {
 		rows, err := s.factRows(ctx, pks[start:min(start+factsChunk, len(pks))])
 		if err != nil {
@@ -128,17 +170,11 @@ func (s *Store) Facts(ctx context.Context, bankID string, ids []string) ([]*memo
 				rows.Close()
 				return nil, err
 			}
-			found[order[pk]] = f
+			out = append(out, f)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, err
-		}
-	}
-	out := found[:0]
-	for _, f := range found {
-		if f != nil {
-			out = append(out, f)
 		}
 	}
 	return out, nil
@@ -472,6 +508,7 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 // RecordAccess implements memory.Store.
 func (s *Store) RecordAccess(ctx context.Context, bankID string, factIDs []string, at time.Time) error {
 	var av int64
+	g := s.facts.beginAccess(bankID)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `UPDATE banks SET access_version = access_version + 1 WHERE id = ? RETURNING access_version`, bankID).Scan(&av)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -485,11 +522,10 @@ func (s *Store) RecordAccess(ctx context.Context, bankID string, factIDs []strin
 			WHERE bank_id = ? AND id IN `+inIDs, args...)
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	// The index keeps no access counts: Facts reads them from the file.
-	return nil
+	// The search index keeps no access counts; the fact cache gets the
+	// increments the rows got.
+	s.facts.endAccess(bankID, g, factIDs, at, av, err == nil)
+	return err
 }
 
 // Stats implements memory.Store.

@@ -133,6 +133,9 @@ type Store struct {
 
 	// mirror is the banks' in-process search mirror; Close releases it.
 	mirror *mirror.Mirror
+	// facts keeps facts Facts has read while the database says they
+	// have not changed (factcache.go).
+	facts *factCache
 
 	// mu guards closing, which Close closes to stop the release of the
 	// writer's cache, which wg counts.
@@ -255,6 +258,7 @@ func openWritable(ctx context.Context, path string) (*Store, error) {
 	s.rdb = rdb
 	s.stmts = newStmtCache(rdb)
 	s.mirror = mirror.New(source{s.stmts}, s.settings)
+	s.facts = newFactCache(DefaultFactCacheBytes)
 	return s, nil
 }
 
@@ -319,6 +323,7 @@ func openReadOnly(ctx context.Context, path string, why error) (*Store, error) {
 		}
 		s.stmts = newStmtCache(db)
 		s.mirror = mirror.New(source{s.stmts}, s.settings)
+		s.facts = newFactCache(DefaultFactCacheBytes)
 		return s, nil
 	}
 	return nil, err
@@ -516,6 +521,7 @@ func (s *Store) DeleteBank(ctx context.Context, id string) error {
 		return err
 	}
 	s.mirror.Drop(id)
+	s.facts.drop(id)
 	return nil
 }
 

@@ -1,0 +1,229 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// DefaultFactCacheBytes bounds the facts the store keeps after reading
+// them (the text they hold, and a fixed cost per fact): about 8,000
+// facts of long assistant turns, 60,000 of chat turns.
+const DefaultFactCacheBytes = 16 << 20
+
+// factCache keeps facts Facts has read, so that recall, which hydrates a
+// hundred-odd facts per question and many of the same ones question
+// after question, pays a map lookup and a copy for a fact it read
+// before instead of a row scan (a third of a warm recall's CPU).
+//
+// The database says when an entry may be used: every entry was read
+// under a bank's stamp (fact_rev, access_version, created_at of its row
+// in banks), and is used only while the bank's row still holds that
+// stamp. Triggers move fact_rev on any change to a fact row but a
+// recorded access (migration 030), so a change made by another process,
+// or by a statement of this one, is seen at the next read of the stamp,
+// which Facts does first. Recorded accesses move access_version;
+// RecordAccess of this process applies them to the entries it holds
+// (beginAccess, endAccess), so that a server's periodic access writes do
+// not empty the cache; another process's make the stamp differ.
+//
+// Entries are kept in two generations: lookups promote an entry of the
+// old one to the current one; once the current one holds half of the
+// budget it becomes the old one and the old one is dropped, so the cache
+// holds at most the budget and keeps what was read recently.
+type factCache struct {
+	mu       sync.Mutex
+	budget   int
+	cur, old map[factKey]*cachedFact
+	curBytes int
+	gens     map[string]*factGen // bank → the generation its entries must carry
+}
+
+// factKey names a fact in the cache.
+type factKey struct{ bank, id string }
+
+// factStamp is what a bank's row says about its fact rows.
+type factStamp struct{ rev, access, created int64 }
+
+// factGen is the stamp a bank's entries were read under. Entries point
+// to it, so a new stamp (a new factGen) retires them all at once, and an
+// access this process recorded updates it in place.
+type factGen struct {
+	stamp factStamp
+	// accessing counts RecordAccess writes of this process under way,
+	// and accesses counts those begun: rows read while one was under
+	// way, or before one began and added after, may or may not hold its
+	// increments, so they are not kept.
+	accessing, accesses int
+}
+
+// factRead is a read of facts under a generation: what add needs to know
+// the rows it brings are as new as the generation says.
+type factRead struct {
+	gen      *factGen
+	accesses int
+}
+
+// cachedFact is one fact and the generation it was read under.
+type cachedFact struct {
+	gen   *factGen
+	fact  memory.Fact
+	bytes int
+}
+
+// newFactCache returns an empty cache of at most budget bytes; 0 or
+// less keeps nothing.
+func newFactCache(budget int) *factCache {
+	return &factCache{budget: budget, cur: map[factKey]*cachedFact{}, old: map[factKey]*cachedFact{}, gens: map[string]*factGen{}}
+}
+
+// readFactStamp reads bank's stamp; an unknown bank is ENOTFOUND.
+func (s *Store) readFactStamp(ctx context.Context, bank string) (factStamp, error) {
+	var st factStamp
+	err := s.stmts.queryRow(ctx, `SELECT fact_rev, access_version, created_at FROM banks WHERE id = ?`, bank).Scan(&st.rev, &st.access, &st.created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, memory.UnknownBank(bank)
+	}
+	return st, err
+}
+
+// generation returns the generation of bank's entries for stamp st,
+// starting a new one (which retires every entry of the bank) when the
+// bank's current one has another stamp.
+func (c *factCache) generation(bank string, st factStamp) *factGen {
+	g := c.gens[bank]
+	if g == nil || g.stamp != st {
+		g = &factGen{stamp: st}
+		c.gens[bank] = g
+	}
+	return g
+}
+
+// get fills out[i] with a copy of the cached fact ids[i] when the cache
+// holds it under stamp st, and returns the read to add what it lacked
+// under. The stamp must have been read before the rows add will get.
+func (c *factCache) get(bank string, st factStamp, ids []string, out []*memory.Fact) factRead {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.generation(bank, st)
+	for i, id := range ids {
+		k := factKey{bank, id}
+		e := c.cur[k]
+		if e == nil {
+			if e = c.old[k]; e != nil && e.gen == g {
+				delete(c.old, k)
+				c.put(k, e)
+			}
+		}
+		if e != nil && e.gen == g {
+			out[i] = copyFact(&e.fact)
+		}
+	}
+	return factRead{gen: g, accesses: g.accesses}
+}
+
+// add keeps copies of facts read after r began, unless its generation
+// is no longer the bank's or an access write of this process began
+// since.
+func (c *factCache) add(bank string, r factRead, facts []*memory.Fact) {
+	if c.budget <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := r.gen
+	if c.gens[bank] != g || g.accessing > 0 || g.accesses != r.accesses {
+		return
+	}
+	for _, f := range facts {
+		e := &cachedFact{gen: g, fact: *copyFact(f)}
+		e.bytes = factBytes(f)
+		c.put(factKey{bank, f.ID}, e)
+	}
+}
+
+// put makes e the current entry of k, turning the generations over when
+// the current one is full. The caller holds c.mu.
+func (c *factCache) put(k factKey, e *cachedFact) {
+	if old := c.cur[k]; old != nil {
+		c.curBytes -= old.bytes
+	}
+	c.cur[k] = e
+	c.curBytes += e.bytes
+	if c.curBytes > c.budget/2 {
+		c.old, c.cur, c.curBytes = c.cur, map[factKey]*cachedFact{}, 0
+	}
+}
+
+// beginAccess notes an access write of this process to bank, which is
+// about to start, and returns what endAccess needs.
+func (c *factCache) beginAccess(bank string) *factGen {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.gens[bank]
+	if g != nil {
+		g.accessing++
+		g.accesses++
+	}
+	return g
+}
+
+// endAccess ends the access write begun with g. When the write
+// committed as access_version av and nothing else recorded an access
+// since g was read, the cached facts of ids get the increments the rows
+// got, and g moves to av; otherwise the stamp will differ at the next
+// read and g retires.
+func (c *factCache) endAccess(bank string, g *factGen, ids []string, at time.Time, av int64, committed bool) {
+	if g == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g.accessing--
+	if !committed || c.gens[bank] != g || g.stamp.access != av-1 {
+		return
+	}
+	last := fromMicro(at.UnixMicro())
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+		k := factKey{bank, id}
+		for _, e := range []*cachedFact{c.cur[k], c.old[k]} {
+			if e != nil && e.gen == g {
+				e.fact.AccessCount++
+				e.fact.LastAccessed = last
+			}
+		}
+	}
+	g.stamp.access = av
+}
+
+// drop forgets bank's entries (a deleted bank).
+func (c *factCache) drop(bank string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.gens, bank) // entries of the old generation never match again
+}
+
+// copyFact returns a copy of f the caller may change: the cache's own
+// copy is never handed out.
+func copyFact(f *memory.Fact) *memory.Fact {
+	c := *f
+	c.Tags = slices.Clone(f.Tags)
+	c.Embedding = slices.Clone(f.Embedding)
+	return &c
+}
+
+// factBytes is what a cached fact costs, roughly: its strings and a
+// fixed part for the struct, the map entry and the times.
+func factBytes(f *memory.Fact) int {
+	n := 400 + len(f.ID) + len(f.DocumentID) + len(f.ChunkID) + len(f.SourceRef) + len(f.Text) +
+		len(f.Speaker) + len(f.Evidence) + len(f.SupersededBy) + 4*len(f.Embedding)
+	for _, t := range f.Tags {
+		n += 16 + len(t)
+	}
+	return n
+}
