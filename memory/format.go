@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ShortTermMark ends the line of a short-term fact (FormatFact): a
@@ -60,5 +61,21 @@ func (f *Fact) ChangedAt() time.Time {
 	return f.ExpiredAt
 }
 
-// oneLine folds whitespace runs (newlines included) to single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine folds whitespace runs (newlines included) to single spaces and
+// trims them at both ends. Text that needs no folding (most of it: ASCII
+// words with single spaces between them) comes back as it is, without a
+// copy: recall renders every fact it returns.
+func oneLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ':
+			if i == 0 || i == len(s)-1 || s[i+1] == ' ' {
+				return strings.Join(strings.Fields(s), " ")
+			}
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c >= utf8.RuneSelf:
+			// Other spaces, and non-ASCII text that may hold Unicode ones.
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
+}
