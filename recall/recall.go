@@ -82,7 +82,11 @@ func New(store Store, emb memory.Embedder, rt TimeResolver) *Pipeline {
 //   - observations.go again: the facts the first phase bundled dropped;
 //   - history.go: what each result superseded;
 //   - pack.go: the token-budgeted context.
+//
+// Its store calls share one memory.ReadScope: a store checks the bank's
+// own row once per recall, not at each of its ten-odd calls.
 func (p *Pipeline) Recall(ctx context.Context, q memory.Query) (*memory.Recollection, error) {
+	ctx = memory.WithReadScope(ctx)
 	p = p.resolved()
 	q, err := p.query(q)
 	if err != nil {

@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -82,14 +80,11 @@ func newFactCache(budget int) *factCache {
 	return &factCache{budget: budget, cur: map[factKey]*cachedFact{}, old: map[factKey]*cachedFact{}, gens: map[string]*factGen{}}
 }
 
-// readFactStamp reads bank's stamp; an unknown bank is ENOTFOUND.
+// readFactStamp reads bank's stamp (once per memory.ReadScope); an
+// unknown bank is ENOTFOUND.
 func (s *Store) readFactStamp(ctx context.Context, bank string) (factStamp, error) {
-	var st factStamp
-	err := s.stmts.queryRow(ctx, `SELECT fact_rev, access_version, created_at FROM banks WHERE id = ?`, bank).Scan(&st.rev, &st.access, &st.created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return st, memory.UnknownBank(bank)
-	}
-	return st, err
+	r, err := s.stmts.bank(ctx, bank)
+	return r.facts, err
 }
 
 // generation returns the generation of bank's entries for stamp st,

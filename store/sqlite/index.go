@@ -21,11 +21,8 @@ var _ mirror.Source = source{}
 
 // Bank implements mirror.Source.
 func (src source) Bank(ctx context.Context, bank string) (version, created int64, err error) {
-	err = src.stmts.queryRow(ctx, `SELECT version, created_at FROM banks WHERE id = ?`, bank).Scan(&version, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, memory.UnknownBank(bank)
-	}
-	return version, created, err
+	r, err := src.stmts.bank(ctx, bank)
+	return r.version, r.facts.created, err
 }
 
 // Embedding implements mirror.Source.

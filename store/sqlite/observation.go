@@ -77,12 +77,8 @@ func putObservations(ctx context.Context, tx *sql.Tx, bankID string, obs []*memo
 // or ENOTFOUND: the searches' bank check, which spares a bank without
 // observations any further query.
 func (s *Store) activeObservations(ctx context.Context, bankID string) (int, error) {
-	var n int
-	err := s.stmts.queryRow(ctx, `SELECT observations FROM banks WHERE id = ?`, bankID).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, memory.UnknownBank(bankID)
-	}
-	return n, err
+	r, err := s.stmts.bank(ctx, bankID)
+	return int(r.observations), err
 }
 
 // Observations implements memory.ObservationStore.

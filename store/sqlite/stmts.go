@@ -151,7 +151,9 @@ func inPadded(values []string, lead ...any) (string, []any) {
 const minPadded = 4
 
 // requireBank returns ENOTFOUND unless the bank exists, through the
-// cached statement (requireBank, for a transaction or another pool).
+// cached statement of the bank's row, once per memory.ReadScope
+// (requireBank, for a transaction or another pool).
 func (s *Store) requireBank(ctx context.Context, id string) error {
-	return bankExists(s.stmts.queryRow(ctx, `SELECT 1 FROM banks WHERE id = ?`, id), id)
+	_, err := s.stmts.bank(ctx, id)
+	return err
 }
