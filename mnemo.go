@@ -317,6 +317,7 @@ func (e *Engine) ensureDefaultBank(ctx context.Context) error {
 // Recall answers a query from a bank (see recall.Pipeline.Recall) and
 // records the access of what it returned in the background.
 func (e *Engine) Recall(ctx context.Context, q memory.Query) (*memory.Recollection, error) {
+	ctx = memory.WithReadScope(ctx) // one check of the bank's row for all the reads below
 	q.BankID = defaultBank(q.BankID)
 	if err := e.whole(ctx, q.BankID); err != nil && memory.ErrorCode(err) != memory.ENOTFOUND {
 		return nil, err

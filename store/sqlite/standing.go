@@ -55,9 +55,11 @@ func (s *Store) StandingQuestions(ctx context.Context, bankID string) ([]*memory
 
 // StandingQuestion implements memory.StandingAnswers: one row by its key.
 func (s *Store) StandingQuestion(ctx context.Context, bankID, id string) (*memory.StandingQuestion, error) {
-	q, err := scanStanding(s.rdb.QueryRowContext(ctx, `SELECT `+standingColumns+` FROM standing_questions WHERE bank_id = ? AND id = ?`, bankID, id), bankID)
+	// Recall asks for the question it was given at every call: the
+	// statements are the store's prepared ones.
+	q, err := scanStanding(s.stmts.queryRow(ctx, `SELECT `+standingColumns+` FROM standing_questions WHERE bank_id = ? AND id = ?`, bankID, id), bankID)
 	if errors.Is(err, sql.ErrNoRows) {
-		if err := requireBank(ctx, s.rdb, bankID); err != nil {
+		if err := s.requireBank(ctx, bankID); err != nil {
 			return nil, err
 		}
 		return nil, memory.Errorf(memory.ENOTFOUND, "no pinned question %s in bank %q", id, bankID)
