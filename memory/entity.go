@@ -231,6 +231,27 @@ func RelationClosedMeanwhile(id string) error {
 	return fmt.Errorf("%w (%w)", Errorf(ECONFLICT, "relation %s was closed by another writer while this item was resolved; resolve it again", id), ErrRelationClosed)
 }
 
+// ErrFactSuperseded is in the chain of the ECONFLICT a write fails with
+// when it supersedes a fact that is no longer active: another writer
+// superseded it since it was read (two writers replacing one fact at
+// the same time would otherwise leave two active successors). Nothing of
+// the batch is written; as for ErrRelationClosed, resolving the item
+// again and writing it once more is the remedy, which retain does.
+var ErrFactSuperseded = errors.New("fact superseded by another writer")
+
+// FactSupersededMeanwhile is the error of a batch that supersedes fact
+// id, which is no longer active (status) since the batch read it.
+func FactSupersededMeanwhile(id string, status Status) error {
+	return fmt.Errorf("%w (%w)", Errorf(ECONFLICT, "fact %s is %s now, no longer active: another writer changed it while this item was resolved; resolve it again", id, status), ErrFactSuperseded)
+}
+
+// LostRace reports whether err is a write's loss of a race with another
+// writer over what its item was resolved against (ErrRelationClosed,
+// ErrFactSuperseded): resolving the item again is the remedy.
+func LostRace(err error) bool {
+	return errors.Is(err, ErrRelationClosed) || errors.Is(err, ErrFactSuperseded)
+}
+
 // LinkKind is the kind of an edge between two facts.
 type LinkKind string
 

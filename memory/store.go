@@ -239,7 +239,12 @@ type WriteBatch struct {
 	RelationCloses []RelationClose
 	// Reinforce adds one to reinforcement_count of these existing facts.
 	Reinforce []string
-	// Supersede marks existing facts superseded by new ones.
+	// Supersede marks existing facts superseded by new ones. A fact is
+	// superseded once, while it is active: a batch that supersedes an
+	// unknown fact fails whole with ENOTFOUND, and one that supersedes a
+	// fact no longer active (another writer superseded it since it was
+	// read) fails whole with ErrFactSuperseded (ECONFLICT), so that two
+	// writers never leave two active successors of one fact.
 	Supersede []Supersession
 	// Watermark, when set, is stored in the same transaction.
 	Watermark *Watermark

@@ -14,7 +14,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -134,7 +133,9 @@ func (a Along) empty() bool { return a.Watermark == nil && a.DrainSession == nil
 // Another writer may supersede an edge this item supersedes between the
 // item's resolution and its write: the store refuses the second close
 // (memory.ErrRelationClosed), and the item is resolved again, against
-// the edge that replaced it, up to MaxResolveAttempts times.
+// the edge that replaced it, up to MaxResolveAttempts times; the same
+// for a fact it supersedes that another writer superseded since
+// (memory.ErrFactSuperseded).
 func (p *Pipeline) RetainWith(ctx context.Context, req memory.RetainRequest, along Along) (*memory.RetainResult, error) {
 	var d *draft
 	var res *memory.WriteResult
@@ -153,7 +154,7 @@ func (p *Pipeline) RetainWith(ctx context.Context, req memory.RetainRequest, alo
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, memory.ErrRelationClosed) || attempt == MaxResolveAttempts {
+		if !memory.LostRace(err) || attempt == MaxResolveAttempts {
 			return nil, err
 		}
 		// Writers racing for one edge: a random pause spreads them out.
@@ -304,10 +305,11 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 			progress(i + 1)
 		}
 	})
-	// An item that lost a race for an edge (another writer closed it
-	// since the item was resolved) is resolved and written again, alone.
+	// An item that lost a race for an edge or a fact (another writer
+	// closed or superseded it since the item was resolved) is resolved
+	// and written again, alone.
 	for i, err := range errs {
-		if errors.Is(err, memory.ErrRelationClosed) && ctx.Err() == nil {
+		if memory.LostRace(err) && ctx.Err() == nil {
 			results[i], errs[i] = p.Retain(ctx, reqs[i])
 		}
 	}
@@ -315,7 +317,7 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 }
 
 // MaxResolveAttempts is how many times RetainWith resolves and writes an
-// item whose write lost a race for an edge (memory.ErrRelationClosed)
+// item whose write lost a race for an edge or a fact (memory.LostRace)
 // before it gives up with that error: enough for ten writers updating one
 // edge at once, each attempt after a random pause of up to 10 ms times
 // the attempts so far.

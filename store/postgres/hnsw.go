@@ -158,9 +158,23 @@ func (s *Store) buildIndex(ctx context.Context, bank string) (built, busy bool, 
 		return true, false, nil
 	}
 	// One index build of facts at a time, whatever the bank (ddlLock);
-	// waiting ends with ctx.
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, ddlLock); err != nil {
-		return false, false, err
+	// waiting ends with ctx. The lock is tried, not waited for: a
+	// statement waiting for it is a transaction that CREATE INDEX
+	// CONCURRENTLY, holding it, waits for in turn — a deadlock
+	// PostgreSQL breaks by failing one of them.
+	for {
+		var got bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, ddlLock).Scan(&got); err != nil {
+			return false, false, err
+		}
+		if got {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return false, false, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, ddlLock)
 	name := pgx.Identifier{indexName(bank)}.Sanitize()

@@ -724,13 +724,25 @@ func queueLifecycle(b *pgx.Batch, w *memory.WriteBatch) {
 		})
 	}
 	for _, sp := range w.Supersede {
-		onResult(b.Queue(`UPDATE facts SET status = 'superseded', superseded_by = $3, valid_to = $4, expired_at = $5
-			WHERE bank_id = $1 AND id = $2`, bank, sp.FactID, sp.SupersededBy, ts(sp.ValidTo), ts(sp.ExpiredAt)), nil,
-			func(ct pgconn.CommandTag) error {
-				if ct.RowsAffected() == 0 {
-					return memory.Errorf(memory.ENOTFOUND, "supersede: unknown fact %s", sp.FactID)
-				}
+		// A fact is superseded once, while active: the row lock makes a
+		// second writer wait for the first and then find it superseded.
+		// The outer select reads the status as it was before this update.
+		b.Queue(`WITH u AS (UPDATE facts SET status = 'superseded', superseded_by = $3, valid_to = $4, expired_at = $5
+				WHERE bank_id = $1 AND id = $2 AND status = 'active' RETURNING 1)
+			SELECT (SELECT count(*) FROM u), (SELECT status FROM facts WHERE bank_id = $1 AND id = $2)`,
+			bank, sp.FactID, sp.SupersededBy, ts(sp.ValidTo), ts(sp.ExpiredAt)).QueryRow(func(r pgx.Row) error {
+			var n int
+			var status *string
+			if err := r.Scan(&n, &status); err != nil {
+				return fmt.Errorf("supersede: %w", err)
+			}
+			switch {
+			case n > 0:
 				return nil
-			})
+			case status == nil:
+				return memory.Errorf(memory.ENOTFOUND, "supersede: unknown fact %s", sp.FactID)
+			}
+			return memory.FactSupersededMeanwhile(sp.FactID, memory.Status(*status))
+		})
 	}
 }

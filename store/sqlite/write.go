@@ -768,11 +768,13 @@ func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteB
 	}
 	for _, sp := range w.Supersede {
 		var rowid int64
+		// A fact is superseded once, while active: a writer that read it
+		// active loses to one that superseded it since (supersededOnce).
 		err := tx.QueryRowContext(ctx, `UPDATE facts SET status = 'superseded', superseded_by = ?, valid_to = ?, expired_at = ?
-			WHERE bank_id = ? AND id = ? RETURNING pk`,
+			WHERE bank_id = ? AND id = ? AND status = 'active' RETURNING pk`,
 			sp.SupersededBy, toMicro(sp.ValidTo), toMicro(sp.ExpiredAt), w.BankID, sp.FactID).Scan(&rowid)
 		if errors.Is(err, sql.ErrNoRows) {
-			return memory.Errorf(memory.ENOTFOUND, "supersede: unknown fact %s", sp.FactID)
+			return supersededOnce(ctx, tx, w.BankID, sp.FactID)
 		}
 		if err != nil {
 			return err
@@ -780,6 +782,21 @@ func (s *Store) writeLifecycle(ctx context.Context, tx *sql.Tx, w *memory.WriteB
 		change.SetStatus(rowid, memory.StatusSuperseded, sp.ExpiredAt)
 	}
 	return nil
+}
+
+// supersededOnce is the error of a supersession of fact id that changed
+// no row: ENOTFOUND for an unknown fact, ErrFactSuperseded for one no
+// longer active.
+func supersededOnce(ctx context.Context, tx *sql.Tx, bank, id string) error {
+	var status string
+	err := tx.QueryRowContext(ctx, `SELECT status FROM facts WHERE bank_id = ? AND id = ?`, bank, id).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.Errorf(memory.ENOTFOUND, "supersede: unknown fact %s", id)
+	}
+	if err != nil {
+		return err
+	}
+	return memory.FactSupersededMeanwhile(id, memory.Status(status))
 }
 
 // bulkQuery is bulkInsert for statements that return rows (RETURNING):

@@ -61,6 +61,59 @@ func testGraphRelations(e *env) {
 	wantCode(e.t, "Relations(unknown bank)", err, memory.ENOTFOUND)
 }
 
+// A fact is superseded once, while active: two writers that both read a
+// fact as active and both supersede it (each with a fact of its own)
+// cannot both succeed. The second batch fails whole with
+// ErrFactSuperseded (ECONFLICT), through Write and WriteMany alike, and
+// writes nothing, so the fact has one successor and it alone is active.
+// Superseding an unknown fact is still ENOTFOUND.
+func testGraphSupersedeOnce(e *env) {
+	e.newBank("b")
+	e.writeNew(NewTestBatch("b", "doc1", "The team caches with Redis"))
+	replace := func(doc, text string, at float64) *memory.WriteBatch {
+		w := NewTestBatch("b", doc, text)
+		w.Supersede = []memory.Supersession{{FactID: "doc1-f0", SupersededBy: doc + "-f0", ValidTo: hours(at), ExpiredAt: hours(at)}}
+		return w
+	}
+	e.writeNew(replace("doc2", "The team caches with Memcached", -2))
+	_, err := e.s.Write(e.ctx, replace("doc3", "The team caches with Valkey", -1))
+	wantCode(e.t, "Write(superseding a fact superseded since)", err, memory.ECONFLICT)
+	if !errors.Is(err, memory.ErrFactSuperseded) || !memory.LostRace(err) {
+		e.t.Errorf("Write(superseding a fact superseded since): %v, want ErrFactSuperseded in its chain", err)
+	}
+	bw, bulk := e.s.(memory.BulkWriter)
+	if bulk {
+		out := bw.WriteMany(e.ctx, []*memory.WriteBatch{replace("doc4", "The team caches with Valkey", -1), NewTestBatch("b", "doc5", "The user likes jazz")})
+		if !errors.Is(out[0].Err, memory.ErrFactSuperseded) || out[1].Err != nil {
+			e.t.Errorf("WriteMany: %v, %v; want ErrFactSuperseded for the supersession, the other batch written", out[0].Err, out[1].Err)
+		}
+	}
+	facts, err := e.s.Facts(e.ctx, "b", []string{"doc1-f0", "doc2-f0", "doc3-f0", "doc4-f0", "doc5-f0"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	got := map[string]*memory.Fact{}
+	for _, f := range facts {
+		got[f.ID] = f
+	}
+	if f := got["doc1-f0"]; f == nil || f.Status != memory.StatusSuperseded || f.SupersededBy != "doc2-f0" || !f.ExpiredAt.Equal(hours(-2)) {
+		e.t.Errorf("the old fact: %+v, want superseded by doc2-f0 at the first writer's time", f)
+	}
+	if f := got["doc2-f0"]; f == nil || f.Status != memory.StatusActive {
+		e.t.Errorf("the first successor: %+v, want active", f)
+	}
+	if got["doc3-f0"] != nil || got["doc4-f0"] != nil {
+		e.t.Errorf("a losing batch wrote its fact: %v %v", got["doc3-f0"], got["doc4-f0"])
+	}
+	if got["doc5-f0"] == nil && bulk {
+		e.t.Errorf("the other batch of the WriteMany was not written")
+	}
+	w := NewTestBatch("b", "doc6", "Nothing to replace")
+	w.Supersede = []memory.Supersession{{FactID: "nope", SupersededBy: "doc6-f0"}}
+	_, err = e.s.Write(e.ctx, w)
+	wantCode(e.t, "Write(superseding an unknown fact)", err, memory.ENOTFOUND)
+}
+
 // An edge is closed once: two writers that both read an edge as current
 // and both close it (each replacing it with an edge of its own) cannot
 // both succeed. The second batch fails whole with ErrRelationClosed

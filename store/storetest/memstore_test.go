@@ -326,6 +326,9 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 		if !ok {
 			return nil, memory.Errorf(memory.ENOTFOUND, "supersede: unknown fact %s", sp.FactID)
 		}
+		if f.Status != memory.StatusActive {
+			return nil, memory.FactSupersededMeanwhile(sp.FactID, f.Status)
+		}
 		c := *f
 		c.Status, c.SupersededBy, c.ValidTo, c.ExpiredAt = memory.StatusSuperseded, sp.SupersededBy, sp.ValidTo, sp.ExpiredAt
 		b.facts[c.ID] = &c

@@ -69,6 +69,7 @@ var suite = []struct {
 	{"Graph", []testCase{
 		{"Relations", testGraphRelations},
 		{"CloseOnce", testGraphCloseOnce},
+		{"SupersedeOnce", testGraphSupersedeOnce},
 		{"SupersededBy", testGraphSupersededBy},
 		{"SimilarEntities", testGraphSimilarEntities},
 		{"Contradicted", testGraphContradicted},
