@@ -16,11 +16,12 @@ import (
 )
 
 // movesModel scripts a model for "I moved to CITY." turns: extraction
-// answers "Tom lives in CITY" with the edge Tom -lives_in-> CITY, and the
-// conflict judge answers that the new fact updates the existing "Tom
-// lives in" fact it is shown (the first, if several: which is what two
-// current edges would look like).
-func movesModel(srv *llmtest.Server, judgeDelay time.Duration) {
+// answers "Tom lives in CITY", with the edge Tom -lives_in-> CITY when
+// edges is set, and the conflict judge answers that the new fact updates
+// the existing "Tom lives in" fact it is shown (the first, if several:
+// which is what two current edges, or two active successors, would look
+// like).
+func movesModel(srv *llmtest.Server, judgeDelay time.Duration, edges bool) {
 	city := regexp.MustCompile(`(?:moved to|live in) ([A-Z][a-z]+)`)
 	existing := regexp.MustCompile(`EXISTING (\S+): Tom lives in`)
 	last := func(r llmtest.Request) string {
@@ -36,11 +37,14 @@ func movesModel(srv *llmtest.Server, judgeDelay time.Duration) {
 		if m == nil {
 			return llmtest.Reply{JSON: extraction()}
 		}
-		return llmtest.Reply{JSON: extraction(xfact{
+		f := xfact{
 			text: "Tom lives in " + m[1], category: "personal", speaker: "Tom", message: 1,
-			entities:  [][3]any{{"Tom", "person", 0.95}, {m[1], "place", 0.9}},
-			relations: [][3]string{{"Tom", "lives_in", m[1]}},
-		})}
+			entities: [][3]any{{"Tom", "person", 0.95}, {m[1], "place", 0.9}},
+		}
+		if edges {
+			f.relations = [][3]string{{"Tom", "lives_in", m[1]}}
+		}
+		return llmtest.Reply{JSON: extraction(f)}
 	}})
 	srv.On(llmtest.Rule{Schema: "conflicts", Respond: func(r llmtest.Request) llmtest.Reply {
 		time.Sleep(judgeDelay) // every writer resolves before any writes
@@ -59,18 +63,26 @@ func movesModel(srv *llmtest.Server, judgeDelay time.Duration) {
 // current, and the history is one chain: every other edge is closed,
 // every fact but one superseded, each by a different fact, from Paris to
 // the current one.
+//
+// Without the edge (extraction names no relation) the facts race alone:
+// each writer supersedes the Paris fact it read active; the database
+// lets one do so, the others resolve again against the fact that
+// replaced it, and the history is the same one chain.
 func TestEngine_LLM_OneCurrentEdgeUnderConcurrentWriters(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		db   func(t *testing.T) string
+		name  string
+		db    func(t *testing.T) string
+		edges bool
 	}{
-		{"SQLite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "mnemo.db") }},
-		{"Postgres", pgSchemaURL},
+		{"SQLite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "mnemo.db") }, true},
+		{"Postgres", pgSchemaURL, true},
+		{"SQLite/FactsOnly", func(t *testing.T) string { return filepath.Join(t.TempDir(), "mnemo.db") }, false},
+		{"Postgres/FactsOnly", pgSchemaURL, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := llmtest.NewServer()
 			defer srv.Close()
-			movesModel(srv, 100*time.Millisecond)
+			movesModel(srv, 100*time.Millisecond, c.edges)
 			db := c.db(t)
 			open := func() *mnemo.Engine {
 				g := provider.NewGuard()
@@ -120,7 +132,10 @@ func TestEngine_LLM_OneCurrentEdgeUnderConcurrentWriters(t *testing.T) {
 					t.Errorf("edge %s is closed without its valid_to", r.ID)
 				}
 			}
-			if len(current) != 1 || len(rels) != len(cities)+1 {
+			switch {
+			case !c.edges && len(rels) != 0:
+				t.Fatalf("%d lives_in edges, want none", len(rels))
+			case c.edges && (len(current) != 1 || len(rels) != len(cities)+1):
 				t.Fatalf("%d lives_in edges, %d current: want %d and exactly 1", len(rels), len(current), len(cities)+1)
 			}
 			page, err := first.Facts(ctx, "", memory.FactQuery{Statuses: []memory.Status{memory.StatusActive, memory.StatusSuperseded}, Limit: 100})
