@@ -59,12 +59,17 @@ type Pipeline struct {
 	Lapsed func(f *memory.Fact, now time.Time) bool
 
 	Options
+
+	// words keeps the distinct words of the texts the coverage reranker
+	// scanned (words.go); New makes it, a Pipeline made otherwise scans
+	// every time.
+	words *wordCache
 }
 
 // New returns a pipeline with the default tunables.
 func New(store Store, emb memory.Embedder, rt TimeResolver) *Pipeline {
 	return &Pipeline{Store: store, Embedder: emb, ResolveTime: rt, Kinds: wordnet.QueryKinds,
-		Now: time.Now, Options: DefaultOptions()}
+		Now: time.Now, Options: DefaultOptions(), words: newWordCache(DefaultWordCacheBytes)}
 }
 
 // Recall answers a query. Its stages, in order, each in its own file:

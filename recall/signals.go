@@ -52,7 +52,9 @@ func (p *Pipeline) coverage(q memory.Query, a *analysis, results []memory.Result
 	}
 	head := results[:min(p.RerankDepth, len(results))]
 	m := termMatcher{stems: stems}
-	termsOf := m.bits // the query's stems a text holds, as bits
+	termsOf := func(f *memory.Fact) uint64 { // the query's stems f's text holds, as bits
+		return m.bitsOfList(p.words.words(f.ID, f.Text))
+	}
 	type pos struct {
 		doc string
 		seq int64
@@ -75,7 +77,7 @@ func (p *Pipeline) coverage(q memory.Query, a *analysis, results []memory.Result
 	for i, r := range head {
 		f := r.Fact
 		if _, ok := bits[f.ID]; !ok {
-			bits[f.ID] = termsOf(f.Text)
+			bits[f.ID] = termsOf(f)
 		}
 		if f.DocumentID == "" {
 			continue
@@ -84,7 +86,7 @@ func (p *Pipeline) coverage(q memory.Query, a *analysis, results []memory.Result
 			if g := at[pos{f.DocumentID, f.Seq + d}]; g != nil {
 				b, ok := bits[g.ID]
 				if !ok {
-					b = termsOf(g.Text)
+					b = termsOf(g)
 					bits[g.ID] = b
 				}
 				near[i] |= b
@@ -267,6 +269,27 @@ func (m *termMatcher) bits(text string) uint64 {
 			}
 		}
 		bits |= m.lookup(buf)
+	}
+	return bits
+}
+
+// bitsOfList is bits for a text given by its distinct words (lex.Words,
+// wordCache): the same bits, by the same tests — a word's first two
+// letters and its length decide whether it is looked up.
+func (m *termMatcher) bitsOfList(words []string) uint64 {
+	var bits uint64
+	m.maybe(nil) // fills pairs
+	for _, w := range words {
+		n := len(w)
+		if n >= 3 && n != 5 && !m.all {
+			if i := pairIndex(w[0], w[1]); i >= 0 && !m.pairs[i] {
+				continue
+			}
+		}
+		if n < 3 && !m.short {
+			continue
+		}
+		bits |= m.lookup([]byte(w))
 	}
 	return bits
 }

@@ -50,6 +50,9 @@ func testTermMatcher(t *testing.T, query string) {
 		if got := m.bits(text); got != want {
 			t.Errorf("bits(%q) = %b, want %b (stems %q, terms %q)", text, got, want, stems, lex.Terms(text))
 		}
+		if got := (&termMatcher{stems: stems}).bitsOfList(distinctWords(text)); got != want {
+			t.Errorf("bitsOfList(%q) = %b, want %b", text, got, want)
+		}
 	}
 }
 
@@ -83,6 +86,9 @@ func TestTermMatcher_Random(t *testing.T) {
 			if got := m.bits(text); got != want {
 				t.Fatalf("bits(%q) = %b, want %b (stems %q, terms %q)", text, got, want, stems, lex.Terms(text))
 			}
+			if got := m.bitsOfList(distinctWords(text)); got != want {
+				t.Fatalf("bitsOfList(%q) = %b, want %b", text, got, want)
+			}
 		}
 	}
 }
@@ -97,8 +103,44 @@ func BenchmarkTermMatcher_Bits(b *testing.B) {
 	}
 	stems := lex.Terms("When does my first sprint for the budget tracker's login page end?")
 	b.SetBytes(int64(text.Len()))
-	for b.Loop() {
-		m := termMatcher{stems: stems}
-		m.bits(text.String())
+	b.Run("text", func(b *testing.B) {
+		for b.Loop() {
+			m := termMatcher{stems: stems}
+			m.bits(text.String())
+		}
+	})
+	// The same turn's words from the coverage reranker's cache.
+	b.Run("cached", func(b *testing.B) {
+		c := newWordCache(DefaultWordCacheBytes)
+		for b.Loop() {
+			m := termMatcher{stems: stems}
+			m.bitsOfList(c.words("f1", text.String()))
+		}
+	})
+}
+
+// TestWordCache checks that the cache answers a fact's words for its
+// text only, and stays within its budget.
+func TestWordCache(t *testing.T) {
+	c := newWordCache(4 << 10)
+	if got := c.words("f", "the cat saw the Cat"); !slices.Equal(got, []string{"the", "cat", "saw"}) {
+		t.Fatalf("words = %q", got)
+	}
+	if got := c.words("f", "a dog now"); !slices.Equal(got, []string{"a", "dog", "now"}) {
+		t.Fatalf("a changed text gave %q", got)
+	}
+	for i := range 500 {
+		c.words(fmt.Sprint("g", i), strings.Repeat(fmt.Sprint("word", i, " "), 20))
+	}
+	total := c.curBytes
+	for _, e := range c.old {
+		total += e.bytes
+	}
+	if total > 4<<10 {
+		t.Fatalf("the cache holds %d bytes, over its budget", total)
+	}
+	var none *wordCache
+	if got := none.words("f", "b a b"); !slices.Equal(got, []string{"b", "a"}) {
+		t.Fatalf("no cache: %q", got)
 	}
 }
