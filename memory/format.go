@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -19,15 +20,19 @@ const ShortTermMark = "(short-term)"
 // Adapters and recall's context packing share it.
 func FormatFact(f *Fact) string {
 	var b strings.Builder
+	b.Grow(len("- [2006-01-02] ") + len(f.Speaker) + 2 + len(f.Text) + 1 + len(ShortTermMark))
 	b.WriteString("- ")
 	if t := f.EventTime(); !t.IsZero() {
-		fmt.Fprintf(&b, "[%s] ", t.Format("2006-01-02"))
+		var day [len("2006-01-02")]byte
+		b.WriteByte('[')
+		b.Write(t.AppendFormat(day[:0], "2006-01-02"))
+		b.WriteString("] ")
 	}
 	if f.Speaker != "" {
 		b.WriteString(f.Speaker)
 		b.WriteString(": ")
 	}
-	b.WriteString(oneLine(f.Text))
+	writeOneLine(&b, f.Text)
 	if f.ShortTerm() {
 		b.WriteString(" " + ShortTermMark)
 	}
@@ -62,20 +67,61 @@ func (f *Fact) ChangedAt() time.Time {
 }
 
 // oneLine folds whitespace runs (newlines included) to single spaces and
-// trims them at both ends. Text that needs no folding (most of it: ASCII
-// words with single spaces between them) comes back as it is, without a
-// copy: recall renders every fact it returns.
+// trims them at both ends, as strings.Join(strings.Fields(s), " ") does.
+// Text that needs no folding (most of it: ASCII words with single spaces
+// between them) comes back as it is, without a copy: recall renders every
+// fact it returns.
 func oneLine(s string) string {
+	if plainLine(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	writeOneLine(&b, s)
+	return b.String()
+}
+
+// plainLine reports whether oneLine(s) is s: ASCII with no whitespace
+// but single spaces between other bytes.
+func plainLine(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == ' ':
 			if i == 0 || i == len(s)-1 || s[i+1] == ' ' {
-				return strings.Join(strings.Fields(s), " ")
+				return false
 			}
 		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c >= utf8.RuneSelf:
 			// Other spaces, and non-ASCII text that may hold Unicode ones.
-			return strings.Join(strings.Fields(s), " ")
+			return false
 		}
 	}
-	return s
+	return true
+}
+
+// writeOneLine writes oneLine(s) to b without a copy of its own: the
+// runs of unicode.IsSpace between words become one space, and bytes that
+// are not UTF-8 are written as they are (strings.Fields keeps them in
+// its words).
+func writeOneLine(b *strings.Builder, s string) {
+	if plainLine(s) {
+		b.WriteString(s)
+		return
+	}
+	space, words := false, false
+	for i := 0; i < len(s); {
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		if unicode.IsSpace(r) {
+			space = true
+		} else {
+			if space && words {
+				b.WriteByte(' ')
+			}
+			b.WriteString(s[i : i+n])
+			space, words = false, true
+		}
+		i += n
+	}
 }
