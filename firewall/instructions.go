@@ -2,7 +2,7 @@ package firewall
 
 import (
 	"regexp"
-	"strings"
+	"sync"
 )
 
 // instructionRules find text that reads as instructions to a model
@@ -34,6 +34,16 @@ var instructionRules = []struct {
 		lazy(`(?i)(?:<tool_call>|<function_calls?>|<invoke\s+name=|"tool_calls"\s*:\s*\[|"function_call"\s*:\s*\{)`)},
 }
 
+// instructionPrefilter finds which rules' prefilter words a text holds,
+// built on first use.
+var instructionPrefilter = sync.OnceValue(func() *prefilter {
+	words := make([][]string, len(instructionRules))
+	for i, r := range instructionRules {
+		words[i] = r.prefilter
+	}
+	return newPrefilter(words)
+})
+
 // Instructions returns the spans of text that read as instructions to a
 // model (prompt injection), each with its kind: "override", "role",
 // "prompt_leak", "new_instructions", "covert", "role_marker",
@@ -42,10 +52,10 @@ func Instructions(text string) []Finding {
 	if text == "" {
 		return nil
 	}
-	lower := strings.ToLower(text)
+	run := instructionPrefilter().match(text)
 	var found []Finding
-	for _, r := range instructionRules {
-		if !anyIn(lower, r.prefilter) {
+	for i, r := range instructionRules {
+		if run&(1<<i) == 0 {
 			continue
 		}
 		for _, m := range r.pattern().FindAllStringIndex(text, -1) {
