@@ -1,9 +1,11 @@
 package retain_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/memory"
@@ -38,5 +40,41 @@ func TestPipeline_RetainMany_GroupBytes(t *testing.T) {
 	}
 	if got := len(facts(t, e.store, "b")); got != 3 {
 		t.Errorf("%d facts stored, want 3", got)
+	}
+}
+
+// TestPipeline_RetainMany_Redact checks that RetainMany passes every item
+// through Redact before preparing it: what is stored is the redacted
+// text, and the caller's items are redacted in place.
+func TestPipeline_RetainMany_Redact(t *testing.T) {
+	e := newEnv(t)
+	var calls atomic.Int32
+	e.p.Redact = func(_ context.Context, req *memory.RetainRequest) {
+		calls.Add(1)
+		req.Text = strings.ReplaceAll(req.Text, "hunter2", "[hidden]")
+	}
+	reqs := []memory.RetainRequest{
+		{BankID: "b", ItemID: "one", Text: "Mel said the door code is hunter2 and laughed."},
+		{BankID: "b", ItemID: "two", Text: "Mel planted tomatoes in the garden on Sunday."},
+	}
+	_, errs := e.p.RetainMany(e.ctx, reqs, nil)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("item %d: %v", i, err)
+		}
+	}
+	if got := calls.Load(); got != int32(len(reqs)) {
+		t.Errorf("Redact called %d times, want %d", got, len(reqs))
+	}
+	if strings.Contains(reqs[0].Text, "hunter2") {
+		t.Errorf("the caller's item still reads %q", reqs[0].Text)
+	}
+	for _, f := range facts(t, e.store, "b") {
+		if strings.Contains(f.Text, "hunter2") {
+			t.Errorf("stored fact %q holds what Redact took out", f.Text)
+		}
+	}
+	if !slices.ContainsFunc(facts(t, e.store, "b"), func(f *memory.Fact) bool { return strings.Contains(f.Text, "[hidden]") }) {
+		t.Error("no stored fact holds the redacted text")
 	}
 }

@@ -83,6 +83,12 @@ type Pipeline struct {
 	// them — and take no part in conflict resolution, so that they never
 	// supersede what the bank knows.
 	Quarantine func(text string) bool
+	// Redact, when set, masks what an item of RetainMany would store, in
+	// place, on the goroutine that prepares it, right before: the façade
+	// passes its memory firewall's redaction, which then runs in
+	// parallel and alongside the writes instead of before all of them.
+	// Retain and RetainWith take their item as it comes.
+	Redact func(ctx context.Context, req *memory.RetainRequest)
 	// ResolveEntities maps extracted names to known entities by alias and
 	// by name-embedding similarity within a type, not only by exact
 	// normalised name; the LLM path turns it on.
@@ -265,6 +271,9 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 		workers <- struct{}{}
 		close(turns[i])
 		defer func() { <-workers }()
+		if p.Redact != nil {
+			p.Redact(ctx, &reqs[i])
+		}
 		drafts[i], results[i], errs[i] = p.draft(ctx, reqs[i])
 		if errs[i] == nil && results[i] == nil && !oneByOne {
 			errs[i] = p.resolve(ctx, drafts[i])
