@@ -131,6 +131,10 @@ type Store struct {
 	idleTimer *time.Timer
 	lastWrite atomic.Int64
 
+	// checkpointing is set while a passive checkpoint runs behind a
+	// bulk write (checkpointBehind).
+	checkpointing atomic.Bool
+
 	// mirror is the banks' in-process search mirror; Close releases it.
 	mirror *mirror.Mirror
 

@@ -105,8 +105,38 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 		// import, and the next group reads the few index pages it needs
 		// from the OS's cache. A failure costs memory, not correctness.
 		_, _ = s.wdb.ExecContext(ctx, `PRAGMA shrink_memory`)
+		s.checkpointBehind()
 	}
 	return out
+}
+
+// checkpointBehind starts a passive WAL checkpoint on a reader
+// connection, unless one is running: it copies what the commits so far
+// put in the WAL into the database file while the writer goes on. A
+// bulk import's WAL otherwise grows to the size of everything it wrote
+// (wal_autocheckpoint is 40 MiB), and the checkpoint that copies it all
+// runs at Close, alone, at the end of the import. A passive checkpoint
+// never waits for the writer nor holds it up; what it leaves, Close or
+// an automatic checkpoint copies. A failure leaves the WAL as it was.
+func (s *Store) checkpointBehind() {
+	if !s.checkpointing.CompareAndSwap(false, true) {
+		return
+	}
+	s.mu.Lock()
+	select {
+	case <-s.closing:
+		s.mu.Unlock()
+		s.checkpointing.Store(false)
+		return
+	default:
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		defer s.checkpointing.Store(false)
+		_, _ = s.rdb.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+	}()
 }
 
 // shrinkAfterText is how much text a WriteMany writes before it releases
