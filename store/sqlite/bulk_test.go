@@ -2,9 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +14,8 @@ import (
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
-// bulkBatches returns docs batches of 20 facts of about size bytes of
-// text each, document ids starting with prefix.
+// bulkBatches returns docs batches of 20 facts of size bytes of text or
+// a little less each, ids starting with prefix.
 func bulkBatches(prefix string, docs, size int) []*memory.WriteBatch {
 	var ws []*memory.WriteBatch
 	for d := range docs {
@@ -70,5 +72,49 @@ func TestStore_WriteMany_CheckpointsBehind(t *testing.T) {
 			t.Fatalf("database file %d bytes, %d before the write: the WAL was not checkpointed", size(), before)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The multi-row statements a WriteMany prepares are kept for the next
+// transactions: a later transaction takes them from the store instead of
+// preparing them again, and they still write.
+func TestStore_WriteMany_KeepsStatements(t *testing.T) {
+	ctx := context.Background()
+	s := openBulk(t, filepath.Join(t.TempDir(), "m.db"))
+	writeMany(t, s, bulkBatches("a", 3, 64))
+	s.bulk.mu.Lock()
+	var kept []string
+	for q := range s.bulk.stmts {
+		kept = append(kept, q)
+	}
+	s.bulk.mu.Unlock()
+	if len(kept) == 0 {
+		t.Fatal("no statement kept after a WriteMany")
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		ctx := withBulkStatements(ctx, tx, true, s.bulk)
+		c := bulkCache(ctx)
+		for _, q := range kept {
+			if st := preparedBulk(ctx, tx, q, 1); st == nil {
+				t.Errorf("no statement for %q", q)
+			}
+		}
+		if len(c.fresh) != 0 {
+			t.Errorf("%d kept statements prepared again", len(c.fresh))
+		}
+		fresh := `INSERT INTO write_marks (token) VALUES (?)`
+		if st := preparedBulk(ctx, tx, fresh, 1); st == nil || !slices.Equal(c.fresh, []string{fresh}) {
+			t.Errorf("a new statement: %v, fresh %q", st, c.fresh)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same shapes again: through the kept statements.
+	writeMany(t, s, bulkBatches("b", 3, 64))
+	got, err := s.Facts(ctx, "b", []string{"fb2_19", "fa0_0"})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("facts written through kept statements: %d, %v", len(got), err)
 	}
 }

@@ -147,6 +147,9 @@ type Store struct {
 	// stmts holds the prepared statements of the hot reads on rdb
 	// (stmts.go); Close closes them.
 	stmts *stmtCache
+	// bulk holds the writer's multi-row statements across transactions
+	// (preparedBulk); Close closes them.
+	bulk *stmtCache
 }
 
 // Open opens (creating if needed) the SQLite database at path, applies
@@ -263,7 +266,7 @@ func openWritable(ctx context.Context, path string) (*Store, error) {
 }
 
 func newStore(path string, wdb *sql.DB) *Store {
-	return &Store{path: path, wdb: wdb, Now: time.Now, LockWait: DefaultLockWait, closing: make(chan struct{}),
+	return &Store{path: path, wdb: wdb, bulk: newStmtCache(wdb), Now: time.Now, LockWait: DefaultLockWait, closing: make(chan struct{}),
 		ANNThreshold: DefaultANNThreshold, IndexWorkers: runtime.GOMAXPROCS(0), WriterIdle: DefaultWriterIdle}
 }
 
@@ -361,7 +364,7 @@ func (s *Store) Close() error {
 	s.idleMu.Unlock()
 	s.wg.Wait()
 	s.mirror.Close()
-	return errors.Join(s.stmts.close(), s.rdb.Close(), s.wdb.Close())
+	return errors.Join(s.stmts.close(), s.bulk.close(), s.rdb.Close(), s.wdb.Close())
 }
 
 // Path returns the database file path.

@@ -20,7 +20,7 @@ func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteR
 	}
 	var a applied
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := withBulkStatements(ctx, tx, false)
+		ctx := withBulkStatements(ctx, tx, false, s.bulk)
 		var err error
 		if a, err = s.apply(ctx, tx, w); err != nil || a.res.Duplicate {
 			return err
@@ -55,8 +55,10 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			defer s.mirror.Begin(w.BankID)()
 		}
 	}
+	var fresh []string // statements first prepared in the transaction
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := withBulkStatements(ctx, tx, true)
+		ctx := withBulkStatements(ctx, tx, true, s.bulk)
+		defer func() { fresh = bulkCache(ctx).fresh }()
 		fts := bulkCache(ctx).deferFTS()
 		var g graphTotals
 		for i, w := range ws {
@@ -96,6 +98,9 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 		case out[i].Err == nil:
 			out[i].Result = done[i].finish(s, w)
 		}
+	}
+	if err == nil {
+		s.keepBulk(ctx, fresh) // after the mirror has the batches: searches wait for that
 	}
 	if err == nil && bulkText(ws) >= shrinkAfterText {
 		// Every page is clean after the commit. Most of what a bulk write
@@ -929,12 +934,16 @@ func (p *pendingFTS) flush(ctx context.Context, tx *sql.Tx) error {
 
 // bulkStatements keeps bulkInsert's statements prepared for one
 // transaction: the full-size ones, or with many (a WriteMany's) all of
-// them; they close with it. With fts set, insertFacts leaves the
-// transaction's full-text rows to it.
+// them; they close with it. Those the store keeps across transactions
+// (kept) are taken from there, and the ones a WriteMany prepared afresh
+// are listed in fresh, for the store to keep after the commit. With fts
+// set, insertFacts leaves the transaction's full-text rows to it.
 type bulkStatements struct {
 	tx    *sql.Tx
 	many  bool
 	stmts map[string]*sql.Stmt
+	kept  *stmtCache
+	fresh []string
 	fts   *pendingFTS
 }
 
@@ -962,9 +971,10 @@ func (c *bulkStatements) pendingFTS() *pendingFTS {
 type bulkStatementsKey struct{}
 
 // withBulkStatements returns ctx carrying a statement cache for tx; many
-// is for a WriteMany's transaction.
-func withBulkStatements(ctx context.Context, tx *sql.Tx, many bool) context.Context {
-	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, many: many, stmts: map[string]*sql.Stmt{}})
+// is for a WriteMany's transaction, kept the writer's statements kept
+// across transactions (nil: none).
+func withBulkStatements(ctx context.Context, tx *sql.Tx, many bool, kept *stmtCache) context.Context {
+	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, many: many, stmts: map[string]*sql.Stmt{}, kept: kept})
 }
 
 // size is how many of n rows (n > 0) the next multi-row statement takes:
@@ -991,12 +1001,39 @@ func preparedBulk(ctx context.Context, tx *sql.Tx, q string, n int) *sql.Stmt {
 	if st, ok := c.stmts[q]; ok {
 		return st
 	}
+	if c.kept != nil {
+		if kept := c.kept.cached(q); kept != nil {
+			// Prepared on the writer's one connection already: the
+			// transaction's copy shares it, unparsed.
+			st := tx.StmtContext(ctx, kept)
+			c.stmts[q] = st
+			return st
+		}
+	}
 	st, err := tx.PrepareContext(ctx, q)
 	if err != nil {
 		return nil // the plain Exec reports it
 	}
 	c.stmts[q] = st
+	if c.many {
+		c.fresh = append(c.fresh, q)
+	}
 	return st
+}
+
+// keepBulk prepares the statements qs on the writer, outside any
+// transaction, and keeps them for the next transactions (preparedBulk).
+// A transaction can only prepare statements that close with it, and an
+// import's transactions run the same few dozen multi-row statements,
+// each as costly to parse as to run: kept, each is parsed twice in all
+// rather than once per transaction. A statement that fails to prepare,
+// or one beyond the cache's bound, is not kept.
+func (s *Store) keepBulk(ctx context.Context, qs []string) {
+	for _, q := range qs {
+		if st, err := s.bulk.stmt(ctx, q); err != nil || st == nil {
+			return
+		}
+	}
 }
 
 // bulkStatement spells head + " VALUES (?,…),(?,…)…" + tail for rows and
