@@ -78,3 +78,30 @@ func TestPipeline_RetainMany_Redact(t *testing.T) {
 		t.Error("no stored fact holds the redacted text")
 	}
 }
+
+// TestPipeline_RetainMany_TailGroups checks that the last groups of
+// RetainMany halve: a group also ends once it holds as much text as the
+// items after it, so the last write is short.
+func TestPipeline_RetainMany_TailGroups(t *testing.T) {
+	e := newEnv(t)
+	// Eight items of DefaultGroupBytes/8: one group before, now 4, 2, 1, 1.
+	line := "We walked along the quiet river and talked about the garden.\n"
+	big := strings.Repeat(line, retain.DefaultGroupBytes/8/len(line))
+	var reqs []memory.RetainRequest
+	for i := range 8 {
+		reqs = append(reqs, memory.RetainRequest{BankID: "b", ItemID: fmt.Sprint("big", i), Messages: []memory.Message{{Speaker: "Mel", Text: fmt.Sprint(i, " ", big)}}})
+	}
+	var progress []int
+	_, errs := e.p.RetainMany(e.ctx, reqs, func(done int) { progress = append(progress, done) })
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("item %d: %v", i, err)
+		}
+	}
+	if want := []int{4, 6, 7, 8}; !slices.Equal(progress, want) {
+		t.Errorf("progress reports %v, want %v", progress, want)
+	}
+	if got := len(facts(t, e.store, "b")); got != len(reqs) {
+		t.Errorf("%d facts stored, want %d", got, len(reqs))
+	}
+}

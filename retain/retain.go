@@ -208,6 +208,11 @@ const DefaultGroup = 128
 // of DefaultGroup.
 const DefaultGroupBytes = 1 << 20
 
+// tailGroupBytes is the least text a group ends with for being as large
+// as what is left after it (see RetainMany): below it, more commits
+// would cost more than the shorter last write saves.
+const tailGroupBytes = DefaultGroupBytes / 16
+
 // requestBytes is the text an item brings, for DefaultGroupBytes.
 func requestBytes(r *memory.RetainRequest) int {
 	n := len(r.Text)
@@ -251,11 +256,12 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 	// window's items all at once would share the cores and finish
 	// together, late, leaving the writer idle until then.
 	ahead := DefaultGroup
-	if total := 0; len(reqs) > 0 {
+	left := 0 // the text of the items not yet yielded
+	if len(reqs) > 0 {
 		for i := range reqs {
-			total += requestBytes(&reqs[i])
+			left += requestBytes(&reqs[i])
 		}
-		if mean := total / len(reqs); mean > 0 {
+		if mean := left / len(reqs); mean > 0 {
 			ahead = min(ahead, max(1, DefaultGroupBytes/mean))
 		}
 	}
@@ -286,7 +292,12 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 			stopped = ctx.Err()
 		}
 		groupBytes += requestBytes(&reqs[i])
-		last := i == len(reqs)-1 || i-start+1 == groupSize || groupBytes >= DefaultGroupBytes
+		left -= requestBytes(&reqs[i])
+		// A group also ends once it holds as much text as the items
+		// after it (tailGroupBytes and up): the last groups halve, so the
+		// write of the last one, which no preparation overlaps, is short.
+		last := i == len(reqs)-1 || i-start+1 == groupSize || groupBytes >= DefaultGroupBytes ||
+			groupBytes >= max(left, tailGroupBytes)
 		if stopped != nil {
 			results[i], errs[i], drafts[i] = nil, stopped, nil
 		} else {
