@@ -18,8 +18,9 @@ import (
 //
 // A prefilter is immutable once built and safe for concurrent use.
 type prefilter struct {
-	// next is the transition table: state s on byte c goes to
-	// next[s*128+c]. State 0 is the root.
+	// next is the transition table: state s on byte c goes to state
+	// next[s*128+c]>>1, whose hits are not empty when the low bit is
+	// set. State 0 is the root.
 	next []uint16
 	// hits is, per state, the rules one of whose words ends there (the
 	// state's word and the words its suffixes spell).
@@ -79,7 +80,7 @@ func newPrefilter(words [][]string) *prefilter {
 			p.hits[s] |= 1 << i
 		}
 	}
-	if len(p.hits) > 1<<16 {
+	if len(p.hits) > 1<<15 {
 		panic("firewall: prefilter too large")
 	}
 	// Breadth first: a state's failure (its longest proper suffix that is
@@ -106,8 +107,32 @@ func newPrefilter(words [][]string) *prefilter {
 			queue = append(queue, t)
 		}
 	}
+	for i, t := range p.next {
+		p.next[i] = t << 1
+		if p.hits[t] != 0 {
+			p.next[i] |= 1
+		}
+	}
 	return p
 }
+
+// foldTable maps a byte of text to what the automaton reads: an ASCII
+// byte to its lower case, 0xC4 and 0xE2 (which may start a rune
+// foldToASCII maps) to foldRune, and any other byte outside ASCII to 0,
+// a byte no word holds (so is NUL itself).
+var foldTable = func() (t [256]byte) {
+	for c := range 128 {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	t[0xC4], t[0xE2] = foldRune, foldRune
+	return t
+}()
+
+// foldRune marks, in foldTable, a byte that starts a rune to decode.
+const foldRune = 0x80
 
 // match returns the rules that apply to text, rule i as bit i: those one
 // of whose words occurs in strings.ToLower(text), and those without words.
@@ -115,28 +140,19 @@ func (p *prefilter) match(text string) uint64 {
 	got := p.always
 	s := 0
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= utf8.RuneSelf {
-			// Only 0xC4 and 0xE2 start a rune foldToASCII maps; any
-			// other byte outside ASCII is part of a rune no word holds.
-			f, ok := byte(0), false
-			if c == 0xC4 || c == 0xE2 {
-				r, size := utf8.DecodeRuneInString(text[i:])
-				if f, ok = foldToASCII(r); ok {
-					i += size - 1
-				}
+		c := foldTable[text[i]]
+		if c == foldRune {
+			c = 0
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if f, ok := foldToASCII(r); ok {
+				c = f
+				i += size - 1
 			}
-			if !ok {
-				s = 0
-				continue
-			}
-			c = f
-		} else if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
 		}
-		s = int(p.next[s*128+int(c)])
-		if h := p.hits[s]; h != 0 {
-			got |= h
+		t := p.next[s<<7|int(c)]
+		s = int(t >> 1)
+		if t&1 != 0 {
+			got |= p.hits[s]
 			if got == p.all {
 				return got
 			}
