@@ -919,13 +919,29 @@ func (p *pendingFTS) rollback() {
 	p.rows, p.flushed = all[:p.mark:p.mark], nil
 }
 
+// flushRows bounds the rows of one statement of a flush: 3 parameters a
+// row, well under SQLite's 32,766.
+const flushRows = 4096
+
 // flush inserts the pending rows. A nil p has none.
+//
+// They go in one statement (up to flushRows rows), not in bulkInsert's
+// statements of a power of two rows each: FTS5 writes its pending terms
+// out as a new segment of the index at every statement, and the segments
+// of statements of 256, 16, 8, 4 and 2 rows, a few per commit of an
+// import, cost more to merge again (FTS5's automerge) than parsing one
+// statement of its own size per commit.
 func (p *pendingFTS) flush(ctx context.Context, tx *sql.Tx) error {
 	if p == nil || len(p.rows) == 0 {
 		return nil
 	}
-	if err := insertFTS(ctx, tx, p.rows); err != nil {
-		return err
+	for rows := p.rows; len(rows) > 0; {
+		n := min(len(rows), flushRows)
+		q, args := bulkStatement(`INSERT INTO facts_fts (rowid, bank, body)`, ``, rows[:n])
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("index facts: %w", err)
+		}
+		rows = rows[n:]
 	}
 	p.flushed = append(p.flushed, p.rows...)
 	p.rows = nil
