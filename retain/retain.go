@@ -265,6 +265,7 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 			ahead = min(ahead, max(1, DefaultGroupBytes/mean))
 		}
 	}
+	p.recordEmbedders(ctx, reqs)
 	workers := make(chan struct{}, max(DefaultWorkers, 1))
 	turns := make([]chan struct{}, len(reqs)) // closed once item i has a worker
 	for i := range turns {
@@ -630,13 +631,37 @@ func (p *Pipeline) shortTermTTL(ctx context.Context, bank string) (time.Duration
 	return ttl, nil
 }
 
+// recordEmbedder records the pipeline's embedder as bank's, once per
+// bank (a write: the store refuses another embedder).
+func (p *Pipeline) recordEmbedder(ctx context.Context, bank string) error {
+	if _, ok := p.checked.Load(bank); ok {
+		return nil
+	}
+	if err := p.Store.SetBankEmbedder(ctx, bank, p.Embedder.Name(), p.Embedder.Dimension()); err != nil {
+		return err
+	}
+	p.checked.Store(bank, true)
+	return nil
+}
+
+// recordEmbedders records the embedder of every bank of reqs before
+// RetainMany prepares them, while the writer is free: an item doing it
+// as it was embedded waited for a group's transaction, its core idle. A
+// failure is left for the bank's items to report.
+func (p *Pipeline) recordEmbedders(ctx context.Context, reqs []memory.RetainRequest) {
+	tried := map[string]bool{}
+	for i := range reqs {
+		if b := reqs[i].BankID; !tried[b] {
+			tried[b] = true
+			_ = p.recordEmbedder(ctx, b)
+		}
+	}
+}
+
 // embed embeds the facts in batches and records the bank's embedder.
 func (p *Pipeline) embed(ctx context.Context, bank string, facts []*memory.Fact) error {
-	if _, ok := p.checked.Load(bank); !ok {
-		if err := p.Store.SetBankEmbedder(ctx, bank, p.Embedder.Name(), p.Embedder.Dimension()); err != nil {
-			return err
-		}
-		p.checked.Store(bank, true)
+	if err := p.recordEmbedder(ctx, bank); err != nil {
+		return err
 	}
 	n := p.EmbedBatch
 	if n <= 0 {
