@@ -118,3 +118,22 @@ func TestStore_WriteMany_KeepsStatements(t *testing.T) {
 		t.Fatalf("facts written through kept statements: %d, %v", len(got), err)
 	}
 }
+
+// A WriteMany's full-text rows go in statements of up to flushRows rows:
+// more rows than that are indexed too, first to last.
+func TestStore_WriteMany_FlushesManyFullTextRows(t *testing.T) {
+	ctx := context.Background()
+	s := openBulk(t, filepath.Join(t.TempDir(), "m.db"))
+	w := &memory.WriteBatch{BankID: "b", Document: &memory.Document{ID: "d", Source: "test", ItemID: "d", ContentHash: "h"}}
+	n := flushRows + 5
+	for i := range n {
+		w.Facts = append(w.Facts, &memory.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprintf("fact number%d", i), Embedding: []float32{1, 0, 0}})
+	}
+	writeMany(t, s, []*memory.WriteBatch{w})
+	for _, i := range []int{0, flushRows - 1, flushRows, n - 1} {
+		hits, err := s.SearchText(ctx, "b", []string{fmt.Sprint("number", i)}, 10, memory.Filter{})
+		if err != nil || len(hits) != 1 {
+			t.Errorf("search for fact %d: %v, %v", i, hits, err)
+		}
+	}
+}
