@@ -2,9 +2,6 @@ package mnemo
 
 import (
 	"context"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
@@ -73,7 +70,8 @@ func (e *Engine) Import(ctx context.Context, reqs []memory.RetainRequest, opts I
 	if opts.Progress != nil {
 		progress = func(done int) { opts.Progress(done, len(reqs)) }
 	}
-	redactAll(ctx, e, reqs)
+	// Each item is redacted as it is prepared (retain.Pipeline.Redact),
+	// in parallel and alongside the writes.
 	results, errs := e.retain.RetainMany(ctx, reqs, progress)
 	for i, res := range results {
 		if errs[i] == nil {
@@ -106,20 +104,4 @@ func (e *Engine) Import(ctx context.Context, reqs []memory.RetainRequest, opts I
 		}
 	}
 	return rep, nil
-}
-
-// redactAll redacts every request (Engine.redact) on GOMAXPROCS
-// goroutines: an import's text is masked before anything is prepared,
-// and on one core that took a long import's first tenth of a second.
-func redactAll(ctx context.Context, e *Engine, reqs []memory.RetainRequest) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(reqs)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(reqs); i = int(next.Add(1) - 1) {
-				e.redact(ctx, &reqs[i])
-			}
-		})
-	}
-	wg.Wait()
 }

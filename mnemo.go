@@ -185,6 +185,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.retain.Now = now
 	e.retain.ShortTermTTL = e.shortTermTTL // shortterm.go
 	e.retain.Quarantine = quarantined      // firewall.go
+	e.retain.Redact = e.redact             // firewall.go: RetainMany's items
 	e.recall = recall.New(st, emb, extract.ResolveTimeRange)
 	e.recall.Now = now
 	e.recall.Lapsed = lapsed
@@ -271,8 +272,7 @@ func (e *Engine) Retain(ctx context.Context, req memory.RetainRequest) (*memory.
 func (e *Engine) RetainMany(ctx context.Context, reqs []memory.RetainRequest) ([]*memory.RetainResult, []error) {
 	usesDefault := false
 	for i := range reqs {
-		reqs[i].BankID = defaultBank(reqs[i].BankID)
-		e.redact(ctx, &reqs[i])
+		reqs[i].BankID = defaultBank(reqs[i].BankID) // redacted as prepared (retain.Pipeline.Redact)
 		usesDefault = usesDefault || reqs[i].BankID == memory.DefaultBank
 	}
 	if usesDefault {

@@ -63,6 +63,9 @@ func category(toks []token, dated bool) memory.Category {
 	like := false
 	for i, t := range toks {
 		cues |= cueStems[lex.Stem(t.key)]
+		if cues&cueContact != 0 {
+			return memory.CategoryContact // the first rule: the rest cannot change it
+		}
 		if (t.key == "like" || t.key == "likes") && i > 0 && likeSubjects[toks[i-1].lower] {
 			like = true
 		}

@@ -140,6 +140,11 @@ var numericDateRE = regexp.MustCompile(`\b(?:(?:19|20)\d\d[-/.]\d{1,2}(?:[-/.]\d
 
 // deictic resolves a phrase the fixed rules know starting at toks[i].
 func deictic(toks []token, i int, ref time.Time) (timeRange, bool) {
+	switch toks[i].key {
+	case "yesterday", "today", "tonight", "tomorrow", "day", "last", "past", "this", "next", "coming":
+	default:
+		return timeRange{}, false // most words: no need to work out the day
+	}
 	today := dayStart(ref)
 	day := func(offset int) timeRange {
 		d := today.AddDate(0, 0, offset)

@@ -31,8 +31,8 @@ type Finding struct {
 
 // detector finds one kind of secret. pattern's group "secret", when
 // present, is the part masked (a connection string keeps its user and
-// host); prefilter, when set, must occur in the lower-cased text for the
-// pattern to run at all.
+// host); one of prefilter's words, when set, must occur in the text,
+// ignoring case, for the pattern to run at all.
 type detector struct {
 	kind      string
 	prefilter []string
@@ -41,6 +41,9 @@ type detector struct {
 	find func(text string) [][2]int
 	// check, when set, must accept the secret.
 	check func(secret string) bool
+	// need, when set, is a cheap test that every text holding a match of
+	// pattern passes: the pattern runs only on those.
+	need func(text string) bool
 }
 
 // lazy compiles expr on first use: the detectors' expressions would
@@ -72,7 +75,8 @@ var detectors = []detector{
 		pattern: lazy(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
 	{kind: "connection_string", prefilter: []string{"://"},
 		pattern: lazy(`\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@"'<>]{1,128}:(?P<secret>[^\s@/"'<>]{1,256})@[^\s"'<>]+`),
-		check:   func(s string) bool { return s != "" && !strings.HasPrefix(s, "$") && !strings.HasPrefix(s, "{") }},
+		check:   func(s string) bool { return s != "" && !strings.HasPrefix(s, "$") && !strings.HasPrefix(s, "{") },
+		need:    credentialURL},
 	{kind: "bearer_token", prefilter: []string{"bearer "},
 		pattern: lazy(`(?i)\bbearer\s+(?P<secret>[A-Za-z0-9_\-.=+/]{16,})`),
 		check:   looksSecret},
@@ -97,6 +101,53 @@ func (d *detector) spans(text string) [][2]int {
 		out = append(out, [2]int{start, end})
 	}
 	return out
+}
+
+// credentialURL reports whether text may hold a connection string with
+// a password, as the connection_string pattern reads one: "://", a user
+// up to the first ':', a password up to the first '@', and a host, none
+// of them empty nor holding a character the pattern's classes exclude
+// (white space, quotes, angle brackets; '/' and '@' in the user and the
+// password, ':' in the user). Every text the pattern matches passes, and
+// the scan is much cheaper than the pattern, which starts at every
+// letter: links are common in prose, links with passwords are not.
+func credentialURL(text string) bool {
+	for i := 0; ; i++ {
+		k := strings.Index(text[i:], "://")
+		if k < 0 {
+			return false
+		}
+		i += k
+		user := i + 3
+		pass := runUntil(text, user, ":/@\"'<>") + 1
+		if pass == user+1 || pass > len(text) || text[pass-1] != ':' {
+			continue
+		}
+		host := runUntil(text, pass, "@/\"'<>") + 1
+		if host == pass+1 || host > len(text) || text[host-1] != '@' {
+			continue
+		}
+		if host < len(text) && runUntil(text, host, "\"'<>") > host {
+			return true
+		}
+	}
+}
+
+// runUntil returns the end of the run of text from start that holds
+// neither white space (as \s reads it: \t \n \f \r and the space) nor
+// a byte of stop.
+func runUntil(text string, start int, stop string) int {
+	i := start
+	for i < len(text) {
+		switch c := text[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r':
+			return i
+		case strings.IndexByte(stop, c) >= 0:
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 // secretNames are the parts of a key name that say its value is secret.
@@ -201,10 +252,10 @@ func Mask(text string, allow []string) (string, []Finding) {
 	if text == "" {
 		return text, nil
 	}
-	lower := strings.ToLower(text)
+	run := detectorPrefilter().match(text)
 	var found []Finding
-	for _, d := range detectors {
-		if !anyIn(lower, d.prefilter) {
+	for i, d := range detectors {
+		if run&(1<<i) == 0 || d.need != nil && !d.need(text) {
 			continue
 		}
 		for _, span := range d.spans(text) {
@@ -232,18 +283,15 @@ func Mask(text string, allow []string) (string, []Finding) {
 	return b.String(), found
 }
 
-// anyIn reports whether s contains one of subs (all when subs is empty).
-func anyIn(s string, subs []string) bool {
-	if len(subs) == 0 {
-		return true
+// detectorPrefilter finds which detectors' prefilter words a text holds,
+// built on first use.
+var detectorPrefilter = sync.OnceValue(func() *prefilter {
+	words := make([][]string, len(detectors))
+	for i, d := range detectors {
+		words[i] = d.prefilter
 	}
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
-}
+	return newPrefilter(words)
+})
 
 // allowed reports whether secret is on the allow-list.
 func allowed(secret string, allow []string) bool {

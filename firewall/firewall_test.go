@@ -2,6 +2,8 @@ package firewall
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,15 +100,28 @@ func TestMask_Allow(t *testing.T) {
 
 // devTurns returns the text of every turn of a dev benchmark file in
 // ../shared/data (LoCoMo shape), or skips the test when it is not here.
-func devTurns(t *testing.T, name string) []string {
+func devTurns(t testing.TB, name string) []string {
 	t.Helper()
+	turns, err := readDevTurns(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s: %v (the benchmark data is not here)", name, err)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return turns
+}
+
+// readDevTurns returns the text of every turn of a dev benchmark file in
+// ../shared/data (LoCoMo shape).
+func readDevTurns(name string) ([]string, error) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", name))
 	if err != nil {
-		t.Skipf("%s: %v (the benchmark data is not here)", name, err)
+		return nil, err
 	}
 	var convs []map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &convs); err != nil {
-		t.Fatalf("%s: %v", name, err)
+		return nil, err
 	}
 	var turns []string
 	for _, c := range convs {
@@ -125,9 +140,9 @@ func devTurns(t *testing.T, name string) []string {
 		}
 	}
 	if len(turns) == 0 {
-		t.Fatalf("%s: no turns read", name)
+		return nil, errors.New("no turns read")
 	}
-	return turns
+	return turns, nil
 }
 
 // On the dev benchmarks' conversations (ordinary chats, and user ↔

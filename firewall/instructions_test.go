@@ -64,3 +64,20 @@ func TestInstructions_FalsePositivesOnDevData(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInstructions_DevTurns runs Instructions over every turn of the
+// BEAM dev conversations (long user ↔ assistant turns with code), when
+// the data is here.
+func BenchmarkInstructions_DevTurns(b *testing.B) {
+	turns := devTurns(b, "beam-dev.json")
+	n := 0
+	for _, text := range turns {
+		n += len(text)
+	}
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		for _, text := range turns {
+			Instructions(text)
+		}
+	}
+}

@@ -1,13 +1,18 @@
 package retain_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/mnemo-ai/mnemo/internal/testutil"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/retain"
+	"github.com/mnemo-ai/mnemo/store/sqlite"
 )
 
 // TestPipeline_RetainMany_GroupBytes checks that RetainMany ends a group
@@ -38,5 +43,129 @@ func TestPipeline_RetainMany_GroupBytes(t *testing.T) {
 	}
 	if got := len(facts(t, e.store, "b")); got != 3 {
 		t.Errorf("%d facts stored, want 3", got)
+	}
+}
+
+// TestPipeline_RetainMany_Redact checks that RetainMany passes every item
+// through Redact before preparing it: what is stored is the redacted
+// text, and the caller's items are redacted in place.
+func TestPipeline_RetainMany_Redact(t *testing.T) {
+	e := newEnv(t)
+	var calls atomic.Int32
+	e.p.Redact = func(_ context.Context, req *memory.RetainRequest) {
+		calls.Add(1)
+		req.Text = strings.ReplaceAll(req.Text, "hunter2", "[hidden]")
+	}
+	reqs := []memory.RetainRequest{
+		{BankID: "b", ItemID: "one", Text: "Mel said the door code is hunter2 and laughed."},
+		{BankID: "b", ItemID: "two", Text: "Mel planted tomatoes in the garden on Sunday."},
+	}
+	_, errs := e.p.RetainMany(e.ctx, reqs, nil)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("item %d: %v", i, err)
+		}
+	}
+	if got := calls.Load(); got != int32(len(reqs)) {
+		t.Errorf("Redact called %d times, want %d", got, len(reqs))
+	}
+	if strings.Contains(reqs[0].Text, "hunter2") {
+		t.Errorf("the caller's item still reads %q", reqs[0].Text)
+	}
+	for _, f := range facts(t, e.store, "b") {
+		if strings.Contains(f.Text, "hunter2") {
+			t.Errorf("stored fact %q holds what Redact took out", f.Text)
+		}
+	}
+	if !slices.ContainsFunc(facts(t, e.store, "b"), func(f *memory.Fact) bool { return strings.Contains(f.Text, "[hidden]") }) {
+		t.Error("no stored fact holds the redacted text")
+	}
+}
+
+// TestPipeline_RetainMany_TailGroups checks that the last groups of
+// RetainMany halve: a group also ends once it holds as much text as the
+// items after it, so the last write is short.
+func TestPipeline_RetainMany_TailGroups(t *testing.T) {
+	e := newEnv(t)
+	// Eight items of DefaultGroupBytes/8: one group before, now 4, 2, 1, 1.
+	line := "We walked along the quiet river and talked about the garden.\n"
+	big := strings.Repeat(line, retain.DefaultGroupBytes/8/len(line))
+	var reqs []memory.RetainRequest
+	for i := range 8 {
+		reqs = append(reqs, memory.RetainRequest{BankID: "b", ItemID: fmt.Sprint("big", i), Messages: []memory.Message{{Speaker: "Mel", Text: fmt.Sprint(i, " ", big)}}})
+	}
+	var progress []int
+	_, errs := e.p.RetainMany(e.ctx, reqs, func(done int) { progress = append(progress, done) })
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("item %d: %v", i, err)
+		}
+	}
+	if want := []int{4, 6, 7, 8}; !slices.Equal(progress, want) {
+		t.Errorf("progress reports %v, want %v", progress, want)
+	}
+	if got := len(facts(t, e.store, "b")); got != len(reqs) {
+		t.Errorf("%d facts stored, want %d", got, len(reqs))
+	}
+}
+
+// orderStore logs the order of the embedder records and writes it sees.
+type orderStore struct {
+	*sqlite.Store
+	mu  sync.Mutex
+	log []string
+}
+
+func (s *orderStore) SetBankEmbedder(ctx context.Context, bank, name string, dim int) error {
+	s.mu.Lock()
+	s.log = append(s.log, "embedder "+bank)
+	s.mu.Unlock()
+	return s.Store.SetBankEmbedder(ctx, bank, name, dim)
+}
+
+func (s *orderStore) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory.WriteOutcome {
+	s.mu.Lock()
+	s.log = append(s.log, "write")
+	s.mu.Unlock()
+	return s.Store.WriteMany(ctx, ws)
+}
+
+// TestPipeline_RetainMany_EmbedderFirst checks that RetainMany records
+// every bank's embedder before its first write, so that no item being
+// prepared waits for a group's transaction to do it, and that a bank
+// that cannot take it still fails its own items only.
+func TestPipeline_RetainMany_EmbedderFirst(t *testing.T) {
+	e := newEnv(t)
+	testutil.CreateBank(t, e.store, "c")
+	st := &orderStore{Store: e.store}
+	e.p.Store = st
+	// One preparer, items of over half a group: bank c's first item
+	// starts only once the first group (two items) is written.
+	defer func(n int) { retain.DefaultWorkers = n }(retain.DefaultWorkers)
+	retain.DefaultWorkers = 1
+	line := "We walked along the quiet river and talked about the garden.\n"
+	big := strings.Repeat(line, retain.DefaultGroupBytes*55/100/len(line))
+	var reqs []memory.RetainRequest
+	for i, bank := range []string{"b", "b", "b", "c", "nobank", "c"} {
+		text := fmt.Sprint("Mel planted ", i, " tomatoes in the garden.")
+		if bank == "b" {
+			text += "\n" + big
+		}
+		reqs = append(reqs, memory.RetainRequest{BankID: bank, ItemID: fmt.Sprint("i", i), Messages: []memory.Message{{Speaker: "Mel", Text: text}}})
+	}
+	_, errs := e.p.RetainMany(e.ctx, reqs, nil)
+	for i, err := range errs {
+		if want := reqs[i].BankID == "nobank"; (err != nil) != want {
+			t.Errorf("item %d (bank %s): error %v", i, reqs[i].BankID, err)
+		}
+	}
+	first := slices.Index(st.log, "write")
+	if first < 0 {
+		t.Fatalf("no write: %q", st.log)
+	}
+	for _, bank := range []string{"b", "c"} {
+		if k := slices.Index(st.log, "embedder "+bank); k < 0 || k > first {
+			t.Errorf("bank %s's embedder recorded at %d, the first write at %d: %q", bank, k, first, st.log)
+		}
 	}
 }

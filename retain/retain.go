@@ -82,6 +82,12 @@ type Pipeline struct {
 	// them — and take no part in conflict resolution, so that they never
 	// supersede what the bank knows.
 	Quarantine func(text string) bool
+	// Redact, when set, masks what an item of RetainMany would store, in
+	// place, on the goroutine that prepares it, right before: the façade
+	// passes its memory firewall's redaction, which then runs in
+	// parallel and alongside the writes instead of before all of them.
+	// Retain and RetainWith take their item as it comes.
+	Redact func(ctx context.Context, req *memory.RetainRequest)
 	// ResolveEntities maps extracted names to known entities by alias and
 	// by name-embedding similarity within a type, not only by exact
 	// normalised name; the LLM path turns it on.
@@ -203,6 +209,11 @@ const DefaultGroup = 128
 // of DefaultGroup.
 const DefaultGroupBytes = 1 << 20
 
+// tailGroupBytes is the least text a group ends with for being as large
+// as what is left after it (see RetainMany): below it, more commits
+// would cost more than the shorter last write saves.
+const tailGroupBytes = DefaultGroupBytes / 16
+
 // requestBytes is the text an item brings, for DefaultGroupBytes.
 func requestBytes(r *memory.RetainRequest) int {
 	n := len(r.Text)
@@ -246,14 +257,16 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 	// window's items all at once would share the cores and finish
 	// together, late, leaving the writer idle until then.
 	ahead := DefaultGroup
-	if total := 0; len(reqs) > 0 {
+	left := 0 // the text of the items not yet yielded
+	if len(reqs) > 0 {
 		for i := range reqs {
-			total += requestBytes(&reqs[i])
+			left += requestBytes(&reqs[i])
 		}
-		if mean := total / len(reqs); mean > 0 {
+		if mean := left / len(reqs); mean > 0 {
 			ahead = min(ahead, max(1, DefaultGroupBytes/mean))
 		}
 	}
+	p.recordEmbedders(ctx, reqs)
 	workers := make(chan struct{}, max(DefaultWorkers, 1))
 	turns := make([]chan struct{}, len(reqs)) // closed once item i has a worker
 	for i := range turns {
@@ -266,6 +279,9 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 		workers <- struct{}{}
 		close(turns[i])
 		defer func() { <-workers }()
+		if p.Redact != nil {
+			p.Redact(ctx, &reqs[i])
+		}
 		drafts[i], results[i], errs[i] = p.draft(ctx, reqs[i])
 		if errs[i] == nil && results[i] == nil && !oneByOne {
 			errs[i] = p.resolve(ctx, drafts[i])
@@ -278,7 +294,12 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 			stopped = ctx.Err()
 		}
 		groupBytes += requestBytes(&reqs[i])
-		last := i == len(reqs)-1 || i-start+1 == groupSize || groupBytes >= DefaultGroupBytes
+		left -= requestBytes(&reqs[i])
+		// A group also ends once it holds as much text as the items
+		// after it (tailGroupBytes and up): the last groups halve, so the
+		// write of the last one, which no preparation overlaps, is short.
+		last := i == len(reqs)-1 || i-start+1 == groupSize || groupBytes >= DefaultGroupBytes ||
+			groupBytes >= max(left, tailGroupBytes)
 		if stopped != nil {
 			results[i], errs[i], drafts[i] = nil, stopped, nil
 		} else {
@@ -612,13 +633,37 @@ func (p *Pipeline) shortTermTTL(ctx context.Context, bank string) (time.Duration
 	return ttl, nil
 }
 
+// recordEmbedder records the pipeline's embedder as bank's, once per
+// bank (a write: the store refuses another embedder).
+func (p *Pipeline) recordEmbedder(ctx context.Context, bank string) error {
+	if _, ok := p.checked.Load(bank); ok {
+		return nil
+	}
+	if err := p.Store.SetBankEmbedder(ctx, bank, p.Embedder.Name(), p.Embedder.Dimension()); err != nil {
+		return err
+	}
+	p.checked.Store(bank, true)
+	return nil
+}
+
+// recordEmbedders records the embedder of every bank of reqs before
+// RetainMany prepares them, while the writer is free: an item doing it
+// as it was embedded waited for a group's transaction, its core idle. A
+// failure is left for the bank's items to report.
+func (p *Pipeline) recordEmbedders(ctx context.Context, reqs []memory.RetainRequest) {
+	tried := map[string]bool{}
+	for i := range reqs {
+		if b := reqs[i].BankID; !tried[b] {
+			tried[b] = true
+			_ = p.recordEmbedder(ctx, b)
+		}
+	}
+}
+
 // embed embeds the facts in batches and records the bank's embedder.
 func (p *Pipeline) embed(ctx context.Context, bank string, facts []*memory.Fact) error {
-	if _, ok := p.checked.Load(bank); !ok {
-		if err := p.Store.SetBankEmbedder(ctx, bank, p.Embedder.Name(), p.Embedder.Dimension()); err != nil {
-			return err
-		}
-		p.checked.Store(bank, true)
+	if err := p.recordEmbedder(ctx, bank); err != nil {
+		return err
 	}
 	n := p.EmbedBatch
 	if n <= 0 {

@@ -104,31 +104,63 @@ func (e *Embedder) Lexical() bool { return true }
 // has unit L2 norm. Invalid UTF-8 bytes are treated as separators. Embed
 // fails only when ctx is done.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	return provider.EmbedEach(ctx, texts, e.dim, e.embed)
+	// The texts of a batch (the facts of one item) share most of their
+	// words: each word's features are worked out once per batch.
+	words := map[string]*features{}
+	return provider.EmbedEach(ctx, texts, e.dim, func(text string, acc []float64, v []float32) {
+		e.embed(text, acc, v, words)
+	})
 }
 
 // EmbedOne returns the vector of one text; see Embed.
 func (e *Embedder) EmbedOne(text string) []float32 {
 	v := make([]float32, e.dim)
-	e.embed(text, make([]float64, e.dim), v)
+	e.embed(text, make([]float64, e.dim), v, map[string]*features{})
 	return v
 }
 
-// embed writes the vector of text into v, using acc (len dim) as scratch.
-func (e *Embedder) embed(text string, acc []float64, v []float32) {
+// features is what one word adds to a vector, apart from its bigram:
+// its stem's unigram and its character grams, each as a bucket and a
+// signed weight, in the order embed adds them (floating-point sums depend
+// on the order).
+type features struct {
+	stem string
+	adds []bucketAdd // the unigram, then the character grams
+}
+
+// bucketAdd is one feature's signed weight and the bucket it goes to.
+type bucketAdd struct {
+	bucket int
+	weight float64
+}
+
+// embed writes the vector of text into v, using acc (len dim) as scratch
+// and words as the features of the words seen so far (it adds the new
+// ones).
+func (e *Embedder) embed(text string, acc []float64, v []float32, words map[string]*features) {
 	clear(acc)
 	var prev string // previous term, for bigrams
 	for _, w := range lex.Words(text) {
-		if lex.IsStopword(w) {
-			continue
+		f := words[w]
+		if f == nil {
+			if lex.IsStopword(w) {
+				words[w] = &features{}
+				continue
+			}
+			f = e.features(w)
+			words[w] = f
+		} else if f.adds == nil {
+			continue // a stopword
 		}
-		t := lex.Stem(w)
-		e.add(acc, hash1(kindUnigram, t), e.unigram)
+		t := f.stem
+		acc[f.adds[0].bucket] += f.adds[0].weight
 		if prev != "" {
 			e.add(acc, hash2(kindBigram, prev, t), e.bigram)
 		}
 		prev = t
-		e.charGrams(acc, w)
+		for _, a := range f.adds[1:] {
+			acc[a.bucket] += a.weight
+		}
 	}
 	var sum float64
 	for _, x := range acc {
@@ -144,13 +176,22 @@ func (e *Embedder) embed(text string, acc []float64, v []float32) {
 	}
 }
 
+// features returns the features of w, a word that is not a stopword.
+func (e *Embedder) features(w string) *features {
+	t := lex.Stem(w)
+	f := &features{stem: t, adds: make([]bucketAdd, 1, 16)}
+	f.adds[0] = e.bucketAdd(hash1(kindUnigram, t), e.unigram)
+	f.adds = e.charGrams(f.adds, w)
+	return f
+}
+
 // maxGramRunes bounds the runes of a word that yield character grams; a
 // longer word's grams beyond that add nothing its prefix does not.
 const maxGramRunes = 64
 
-// charGrams adds the 3- and 4-grams (in runes) of "<w>" to acc. The grams
-// of one word share a block of L2 norm CharGramWeight.
-func (e *Embedder) charGrams(acc []float64, w string) {
+// charGrams appends the 3- and 4-grams (in runes) of "<w>" to adds. The
+// grams of one word share a block of L2 norm CharGramWeight.
+func (e *Embedder) charGrams(adds []bucketAdd, w string) []bucketAdd {
 	// offs[k] is the byte offset of w's rune k; offs[n] is the end.
 	var offs [maxGramRunes + 1]int
 	n, end := 0, len(w)
@@ -168,10 +209,10 @@ func (e *Embedder) charGrams(acc []float64, w string) {
 	p := n + 2
 	grams := max(p-2, 0) + max(p-3, 0)
 	if grams == 0 {
-		return
+		return adds
 	}
 	if e.charGram == 0 {
-		return
+		return adds
 	}
 	weight := e.charGram / math.Sqrt(float64(grams))
 	for size := 3; size <= 4; size++ {
@@ -187,20 +228,27 @@ func (e *Embedder) charGrams(acc []float64, w string) {
 			if b == p {
 				h = fnvByte(h, '>')
 			}
-			e.add(acc, h, weight)
+			adds = append(adds, e.bucketAdd(h, weight))
 		}
 	}
+	return adds
 }
 
-// add adds ±weight to the bucket of hash h: the low 32 bits pick the
-// bucket, the top bit the sign.
-func (e *Embedder) add(acc []float64, h uint64, weight float64) {
+// bucketAdd returns the bucket of hash h and ±weight: the low 32 bits
+// pick the bucket, the top bit the sign.
+func (e *Embedder) bucketAdd(h uint64, weight float64) bucketAdd {
 	h = mix(h)
 	b := (uint64(uint32(h)) * uint64(e.dim)) >> 32
 	if h>>63 != 0 {
 		weight = -weight
 	}
-	acc[b] += weight
+	return bucketAdd{bucket: int(b), weight: weight}
+}
+
+// add adds ±weight to the bucket of hash h (bucketAdd).
+func (e *Embedder) add(acc []float64, h uint64, weight float64) {
+	a := e.bucketAdd(h, weight)
+	acc[a.bucket] += a.weight
 }
 
 // FNV-1a 64.

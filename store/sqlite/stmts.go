@@ -77,6 +77,14 @@ func (c *stmtCache) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// cached returns the statement for query if the cache holds it, or nil;
+// it never prepares.
+func (c *stmtCache) cached(query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stmts[query]
+}
+
 // query runs query (a read) with args through its cached statement.
 func (c *stmtCache) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := c.stmt(ctx, query)

@@ -131,6 +131,10 @@ type Store struct {
 	idleTimer *time.Timer
 	lastWrite atomic.Int64
 
+	// checkpointing is set while a passive checkpoint runs behind a
+	// bulk write (checkpointBehind).
+	checkpointing atomic.Bool
+
 	// mirror is the banks' in-process search mirror; Close releases it.
 	mirror *mirror.Mirror
 	// facts keeps facts Facts has read while the database says they
@@ -146,6 +150,9 @@ type Store struct {
 	// stmts holds the prepared statements of the hot reads on rdb
 	// (stmts.go); Close closes them.
 	stmts *stmtCache
+	// bulk holds the writer's multi-row statements across transactions
+	// (preparedBulk); Close closes them.
+	bulk *stmtCache
 }
 
 // Open opens (creating if needed) the SQLite database at path, applies
@@ -263,7 +270,7 @@ func openWritable(ctx context.Context, path string) (*Store, error) {
 }
 
 func newStore(path string, wdb *sql.DB) *Store {
-	return &Store{path: path, wdb: wdb, Now: time.Now, LockWait: DefaultLockWait, closing: make(chan struct{}),
+	return &Store{path: path, wdb: wdb, bulk: newStmtCache(wdb), Now: time.Now, LockWait: DefaultLockWait, closing: make(chan struct{}),
 		ANNThreshold: DefaultANNThreshold, IndexWorkers: runtime.GOMAXPROCS(0), WriterIdle: DefaultWriterIdle}
 }
 
@@ -362,7 +369,7 @@ func (s *Store) Close() error {
 	s.idleMu.Unlock()
 	s.wg.Wait()
 	s.mirror.Close()
-	return errors.Join(s.stmts.close(), s.rdb.Close(), s.wdb.Close())
+	return errors.Join(s.stmts.close(), s.bulk.close(), s.rdb.Close(), s.wdb.Close())
 }
 
 // Path returns the database file path.

@@ -20,7 +20,7 @@ func (s *Store) Write(ctx context.Context, w *memory.WriteBatch) (*memory.WriteR
 	}
 	var a applied
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := withBulkStatements(ctx, tx, false)
+		ctx := withBulkStatements(ctx, tx, false, s.bulk)
 		var err error
 		if a, err = s.apply(ctx, tx, w); err != nil || a.res.Duplicate {
 			return err
@@ -55,8 +55,10 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			defer s.mirror.Begin(w.BankID)()
 		}
 	}
+	var fresh []string // statements first prepared in the transaction
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		ctx := withBulkStatements(ctx, tx, true)
+		ctx := withBulkStatements(ctx, tx, true, s.bulk)
+		defer func() { fresh = bulkCache(ctx).fresh }()
 		fts := bulkCache(ctx).deferFTS()
 		var g graphTotals
 		for i, w := range ws {
@@ -97,6 +99,9 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			out[i].Result = done[i].finish(s, w)
 		}
 	}
+	if err == nil {
+		s.keepBulk(ctx, fresh) // after the mirror has the batches: searches wait for that
+	}
 	if err == nil && bulkText(ws) >= shrinkAfterText {
 		// Every page is clean after the commit. Most of what a bulk write
 		// of long text brought into the writer's page cache is the text's
@@ -105,8 +110,38 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 		// import, and the next group reads the few index pages it needs
 		// from the OS's cache. A failure costs memory, not correctness.
 		_, _ = s.wdb.ExecContext(ctx, `PRAGMA shrink_memory`)
+		s.checkpointBehind()
 	}
 	return out
+}
+
+// checkpointBehind starts a passive WAL checkpoint on a reader
+// connection, unless one is running: it copies what the commits so far
+// put in the WAL into the database file while the writer goes on. A
+// bulk import's WAL otherwise grows to the size of everything it wrote
+// (wal_autocheckpoint is 40 MiB), and the checkpoint that copies it all
+// runs at Close, alone, at the end of the import. A passive checkpoint
+// never waits for the writer nor holds it up; what it leaves, Close or
+// an automatic checkpoint copies. A failure leaves the WAL as it was.
+func (s *Store) checkpointBehind() {
+	if !s.checkpointing.CompareAndSwap(false, true) {
+		return
+	}
+	s.mu.Lock()
+	select {
+	case <-s.closing:
+		s.mu.Unlock()
+		s.checkpointing.Store(false)
+		return
+	default:
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		defer s.checkpointing.Store(false)
+		_, _ = s.rdb.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+	}()
 }
 
 // shrinkAfterText is how much text a WriteMany writes before it releases
@@ -901,13 +936,29 @@ func (p *pendingFTS) rollback() {
 	p.rows, p.flushed = all[:p.mark:p.mark], nil
 }
 
+// flushRows bounds the rows of one statement of a flush: 3 parameters a
+// row, well under SQLite's 32,766.
+const flushRows = 4096
+
 // flush inserts the pending rows. A nil p has none.
+//
+// They go in one statement (up to flushRows rows), not in bulkInsert's
+// statements of a power of two rows each: FTS5 writes its pending terms
+// out as a new segment of the index at every statement, and the segments
+// of statements of 256, 16, 8, 4 and 2 rows, a few per commit of an
+// import, cost more to merge again (FTS5's automerge) than parsing one
+// statement of its own size per commit.
 func (p *pendingFTS) flush(ctx context.Context, tx *sql.Tx) error {
 	if p == nil || len(p.rows) == 0 {
 		return nil
 	}
-	if err := insertFTS(ctx, tx, p.rows); err != nil {
-		return err
+	for rows := p.rows; len(rows) > 0; {
+		n := min(len(rows), flushRows)
+		q, args := bulkStatement(`INSERT INTO facts_fts (rowid, bank, body)`, ``, rows[:n])
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("index facts: %w", err)
+		}
+		rows = rows[n:]
 	}
 	p.flushed = append(p.flushed, p.rows...)
 	p.rows = nil
@@ -916,12 +967,16 @@ func (p *pendingFTS) flush(ctx context.Context, tx *sql.Tx) error {
 
 // bulkStatements keeps bulkInsert's statements prepared for one
 // transaction: the full-size ones, or with many (a WriteMany's) all of
-// them; they close with it. With fts set, insertFacts leaves the
-// transaction's full-text rows to it.
+// them; they close with it. Those the store keeps across transactions
+// (kept) are taken from there, and the ones a WriteMany prepared afresh
+// are listed in fresh, for the store to keep after the commit. With fts
+// set, insertFacts leaves the transaction's full-text rows to it.
 type bulkStatements struct {
 	tx    *sql.Tx
 	many  bool
 	stmts map[string]*sql.Stmt
+	kept  *stmtCache
+	fresh []string
 	fts   *pendingFTS
 }
 
@@ -949,9 +1004,10 @@ func (c *bulkStatements) pendingFTS() *pendingFTS {
 type bulkStatementsKey struct{}
 
 // withBulkStatements returns ctx carrying a statement cache for tx; many
-// is for a WriteMany's transaction.
-func withBulkStatements(ctx context.Context, tx *sql.Tx, many bool) context.Context {
-	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, many: many, stmts: map[string]*sql.Stmt{}})
+// is for a WriteMany's transaction, kept the writer's statements kept
+// across transactions (nil: none).
+func withBulkStatements(ctx context.Context, tx *sql.Tx, many bool, kept *stmtCache) context.Context {
+	return context.WithValue(ctx, bulkStatementsKey{}, &bulkStatements{tx: tx, many: many, stmts: map[string]*sql.Stmt{}, kept: kept})
 }
 
 // size is how many of n rows (n > 0) the next multi-row statement takes:
@@ -978,12 +1034,39 @@ func preparedBulk(ctx context.Context, tx *sql.Tx, q string, n int) *sql.Stmt {
 	if st, ok := c.stmts[q]; ok {
 		return st
 	}
+	if c.kept != nil {
+		if kept := c.kept.cached(q); kept != nil {
+			// Prepared on the writer's one connection already: the
+			// transaction's copy shares it, unparsed.
+			st := tx.StmtContext(ctx, kept)
+			c.stmts[q] = st
+			return st
+		}
+	}
 	st, err := tx.PrepareContext(ctx, q)
 	if err != nil {
 		return nil // the plain Exec reports it
 	}
 	c.stmts[q] = st
+	if c.many {
+		c.fresh = append(c.fresh, q)
+	}
 	return st
+}
+
+// keepBulk prepares the statements qs on the writer, outside any
+// transaction, and keeps them for the next transactions (preparedBulk).
+// A transaction can only prepare statements that close with it, and an
+// import's transactions run the same few dozen multi-row statements,
+// each as costly to parse as to run: kept, each is parsed twice in all
+// rather than once per transaction. A statement that fails to prepare,
+// or one beyond the cache's bound, is not kept.
+func (s *Store) keepBulk(ctx context.Context, qs []string) {
+	for _, q := range qs {
+		if st, err := s.bulk.stmt(ctx, q); err != nil || st == nil {
+			return
+		}
+	}
 }
 
 // bulkStatement spells head + " VALUES (?,…),(?,…)…" + tail for rows and
