@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/mnemo-ai/mnemo/memory"
@@ -154,20 +155,29 @@ func (g *globals) appendMessage(cmd *cobra.Command, session string, role memory.
 	return nil
 }
 
-// readText returns the text argument, or stdin when it is "-" or absent.
+// readText returns the text argument, or stdin when it is "-" or absent:
+// at most memory.MaxDocumentBytes of it (a document that long is retained
+// in segments). The text is read into one buffer sized to a regular
+// file's length, never copied: a 50 MB document is held once.
 func readText(stdin io.Reader, args []string) (string, error) {
 	if len(args) == 1 && args[0] != "-" {
 		return args[0], nil
 	}
-	b, err := io.ReadAll(io.LimitReader(stdin, memory.MaxContentBytes+1))
-	if err != nil {
+	var sb strings.Builder
+	if f, ok := stdin.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() <= memory.MaxDocumentBytes {
+			sb.Grow(int(st.Size()) + 1) // + 1: the read that finds the end
+		}
+	}
+	if _, err := io.Copy(&sb, io.LimitReader(stdin, memory.MaxDocumentBytes+1)); err != nil {
 		return "", fmt.Errorf("read stdin: %w", err)
 	}
-	if len(b) > memory.MaxContentBytes {
-		return "", memory.Errorf(memory.EINVALID, "input is larger than %d bytes: split it into smaller items", memory.MaxContentBytes)
+	if sb.Len() > memory.MaxDocumentBytes {
+		return "", memory.Errorf(memory.EINVALID, "input is larger than %d bytes: split it into smaller items", memory.MaxDocumentBytes)
 	}
-	if strings.TrimSpace(string(b)) == "" && len(args) == 0 {
+	text := sb.String()
+	if strings.TrimSpace(text) == "" && len(args) == 0 {
 		return "", usagef("nothing to remember: give TEXT or pipe it with -")
 	}
-	return string(b), nil
+	return text, nil
 }
