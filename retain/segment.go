@@ -172,7 +172,7 @@ func (p *Pipeline) retainSegments(ctx context.Context, req memory.RetainRequest,
 	// Segments are extracted and embedded in parallel, a few ahead, and
 	// numbered, linked and written in order: a segment's ids start where
 	// the segments before it end.
-	ordered.Run(ctx, len(texts), max(DefaultWorkers, 1), func(i int) {
+	ordered.Run(ctx, len(texts), 1, func(i int) {
 		s := &segs[i]
 		ex, err := p.Extractor.Extract(ctx, extract.Input{Text: texts[i], Speaker: req.Speaker, At: req.At})
 		if s.err = err; err != nil {
