@@ -31,4 +31,3 @@ func continueDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Do
 	res.DocumentID = d.ID
 	return nil
 }
-
