@@ -22,7 +22,7 @@ import (
 // hundred times its text in memory (one 384-float vector per sentence,
 // refs, links, co-occurrences, statement arguments): measured, 784 MB
 // for a 5 MB document in one piece (docs/scale.md, "Bounded memory").
-const DefaultSegmentBytes = 256 << 10
+const DefaultSegmentBytes = 128 << 10
 
 // A document in segments is resumable, not all-or-nothing: recall sees
 // its facts segment by segment as they are committed. Until the last

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/retain"
 	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 )
@@ -44,6 +46,7 @@ which recall already leaves out.`,
 			if err != nil {
 				return err
 			}
+			debug.SetGCPercent(gcPercentFor(len(text)))
 			req := memory.RetainRequest{BankID: g.bank, Text: text, Speaker: speaker, Source: source, ItemID: item, Tags: tags, ShortTerm: shortTerm}
 			if at != "" {
 				t, err := wire.ParseTime(at)
@@ -153,6 +156,23 @@ func (g *globals) appendMessage(cmd *cobra.Command, session string, role memory.
 	}
 	fmt.Fprintf(g.stdout, "session %s: %d messages buffered (%d from the user)\n", session, st.Messages, st.UserMessages)
 	return nil
+}
+
+// gcHeadroom is the garbage the Go heap may gather between two
+// collections while one large document is retained.
+const gcHeadroom = 48 << 20
+
+// gcPercentFor is the GOGC for retaining a text of n bytes. The text is
+// live for the whole retain (it is the document's content and every
+// segment is cut from it), and GOGC 100 lets the heap grow to twice
+// what is live: for a 50 MB document, 50 MB of garbage the size of the
+// text on top of the segments' own (docs/scale.md, "Bounded memory").
+// The GOGC that keeps the headroom near gcHeadroom over the text and a
+// few segments (retain.DefaultSegmentBytes, about 100 times their text
+// each) is 100 for short texts, down to 20 for the longest.
+func gcPercentFor(n int) int {
+	live := n + 3*100*retain.DefaultSegmentBytes
+	return max(20, min(100, 100*gcHeadroom/live))
 }
 
 // readText returns the text argument, or stdin when it is "-" or absent:
