@@ -22,7 +22,7 @@ import (
 // hundred times its text in memory (one 384-float vector per sentence,
 // refs, links, co-occurrences, statement arguments): measured, 784 MB
 // for a 5 MB document in one piece (docs/scale.md, "Bounded memory").
-const DefaultSegmentBytes = 128 << 10
+const DefaultSegmentBytes = 256 << 10
 
 // A document in segments is resumable, not all-or-nothing: recall sees
 // its facts segment by segment as they are committed. Until the last
@@ -172,7 +172,7 @@ func (p *Pipeline) retainSegments(ctx context.Context, req memory.RetainRequest,
 	// Segments are extracted and embedded in parallel, a few ahead, and
 	// numbered, linked and written in order: a segment's ids start where
 	// the segments before it end.
-	ordered.Run(ctx, len(texts), 1, func(i int) {
+	ordered.Run(ctx, len(texts), max(DefaultWorkers, 1), func(i int) {
 		s := &segs[i]
 		ex, err := p.Extractor.Extract(ctx, extract.Input{Text: texts[i], Speaker: req.Speaker, At: req.At})
 		if s.err = err; err != nil {
