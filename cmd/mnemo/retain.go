@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/retain"
 	"github.com/mnemo-ai/mnemo/wire"
 	"github.com/spf13/cobra"
 )
@@ -159,22 +160,22 @@ func (g *globals) appendMessage(cmd *cobra.Command, session string, role memory.
 
 // gcHeadroom is the garbage the Go heap may gather between two
 // collections while one long document is retained.
-const gcHeadroom = 64 << 20
+const gcHeadroom = 48 << 20
 
-// gcPercentFor is the GOGC for retaining a text of n bytes: 100 (Go's
-// default) up to memory.MaxContentBytes, lower above. The text is live
-// for the whole retain (it is the document's content and every segment
-// is cut from it), and GOGC 100 lets the heap grow to twice what is
-// live: for a 50 MB document, garbage the size of the text on top of the
-// segments' own. Above MaxContentBytes the GOGC keeps the headroom near
-// gcHeadroom (57 at 50 MB), never under 25. Measured on a 15 MB document
-// in segments: 269 MB of peak RSS with GOGC 100, 246 MB with 40
-// (docs/scale.md, "Bounded memory").
+// gcPercentFor is the GOGC for retaining a text of n bytes. The text is
+// live for the whole retain (it is the document's content and every
+// segment is cut from it), and GOGC 100 lets the heap grow to twice what
+// is live: for a 50 MB document, garbage the size of the text on top of
+// the segments' own. The GOGC returned keeps the headroom near
+// gcHeadroom over the text and the segments in flight (a few
+// retain.DefaultSegmentBytes, about 100 times their text each): 100 for
+// a short text, 60 at 5 MB, 38 at 50 MB, never under 20. Measured on a
+// 5 MB document, medians of 3: 295 MB of peak RSS with GOGC 100, 270 MB
+// with this, for the same CPU within the noise (docs/scale.md, "Bounded
+// memory").
 func gcPercentFor(n int) int {
-	if n <= memory.MaxContentBytes {
-		return 100
-	}
-	return max(25, 100*gcHeadroom/(n+gcHeadroom))
+	live := n + 3*100*retain.DefaultSegmentBytes
+	return max(20, min(100, 100*gcHeadroom/live))
 }
 
 // readText returns the text argument, or stdin when it is "-" or absent:
