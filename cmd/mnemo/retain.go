@@ -169,7 +169,7 @@ const gcHeadroom = 48 << 20
 // the segments' own. The GOGC returned keeps the headroom near
 // gcHeadroom over the text and the segments in flight (a few
 // retain.DefaultSegmentBytes, about 100 times their text each): 100 for
-// a text of one segment, 60 at 5 MB, 38 at 50 MB, never under 20. Measured on a
+// a text of one segment, 60 at 5 MB, 39 at 50 MB, never under 20. Measured on a
 // 5 MB document, medians of 3: 295 MB of peak RSS with GOGC 100, 270 MB
 // with this, for the same CPU within the noise (docs/scale.md, "Bounded
 // memory").
