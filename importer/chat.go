@@ -52,23 +52,42 @@ type chatLine struct {
 // Lines that are not valid messages, and lines longer than maxLine, are
 // returned as problems; a UTF-8 byte order mark before the first line is
 // dropped. A read error is returned as err with what was read so far.
+//
+// ChatJSONL holds every request of the file; ScanChatJSONL hands them
+// over one at a time.
 func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, problems []Problem, err error) {
+	problems, err = ScanChatJSONL(r, name, bank, func(req memory.RetainRequest) error {
+		reqs = append(reqs, req)
+		return nil
+	})
+	return reqs, problems, err
+}
+
+// ScanChatJSONL reads a JSONL chat transcript as ChatJSONL does and calls
+// emit with each request, in file order, as soon as its last line is
+// read: the caller decides how many to hold. An error from emit stops
+// the scan and is returned as is.
+func ScanChatJSONL(r io.Reader, name, bank string, emit func(memory.RetainRequest) error) (problems []Problem, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var cur *memory.RetainRequest
 	var curSession string
 	used := map[string]bool{} // item ids given out so far
-	flush := func() {
-		if cur != nil && len(cur.Messages) > 0 {
-			reqs = append(reqs, *cur)
-		}
+	flush := func() error {
+		c := cur
 		cur = nil
+		if c != nil && len(c.Messages) > 0 {
+			return emit(*c)
+		}
+		return nil
 	}
 	n := 0
 	for {
 		line, tooLong, rerr := readLine(br, maxLine)
 		if rerr != nil && rerr != io.EOF {
-			flush()
-			return reqs, problems, fmt.Errorf("read %s: %w", name, rerr)
+			if err := flush(); err != nil {
+				return problems, err
+			}
+			return problems, fmt.Errorf("read %s: %w", name, rerr)
 		}
 		if rerr == io.EOF && len(line) == 0 && !tooLong {
 			break
@@ -91,7 +110,9 @@ func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, pro
 			continue
 		}
 		if cur != nil && (m.Session != curSession || (m.Session == "" && len(cur.Messages) >= DefaultChatBatch)) {
-			flush()
+			if err := flush(); err != nil {
+				return problems, err
+			}
 		}
 		if cur == nil {
 			item := fmt.Sprintf("%s#%d", name, n)
@@ -123,8 +144,7 @@ func ChatJSONL(r io.Reader, name, bank string) (reqs []memory.RetainRequest, pro
 		}
 		cur.Messages = append(cur.Messages, msg)
 	}
-	flush()
-	return reqs, problems, nil
+	return problems, flush()
 }
 
 // utf8BOM is the byte order mark some editors put before UTF-8 text.

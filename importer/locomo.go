@@ -196,8 +196,26 @@ func LoadLoCoMo(path string) (*LoCoMo, error) {
 // sample_id, or a session whose date_time is missing or unparsable.
 //
 // The list is decoded one conversation at a time: only one conversation's
-// raw JSON is held at once, never the whole file's.
+// raw JSON is held at once, never the whole file's. The conversations
+// read are all held; ScanLoCoMo hands them over one at a time.
 func ReadLoCoMo(r io.Reader) (*LoCoMo, error) {
+	d := &LoCoMo{}
+	err := ScanLoCoMo(r, func(c *LoCoMoConversation) error {
+		d.Conversations = append(d.Conversations, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// ScanLoCoMo reads a LoCoMo JSON document as ReadLoCoMo does and calls fn
+// with each conversation, in file order, as soon as it is read; only the
+// conversation being read and the sample ids seen are held. An error from
+// fn stops the scan and is returned as is; a malformed file fails where
+// it goes wrong, after fn has seen the conversations before.
+func ScanLoCoMo(r io.Reader, fn func(*LoCoMoConversation) error) error {
 	type rawConversation struct {
 		SampleID     string                     `json:"sample_id"`
 		Conversation map[string]json.RawMessage `json:"conversation"`
@@ -210,27 +228,27 @@ func ReadLoCoMo(r io.Reader) (*LoCoMo, error) {
 	dec := json.NewDecoder(r)
 	switch tok, err := dec.Token(); {
 	case err != nil:
-		return nil, fmt.Errorf("decode locomo: %w", err)
+		return fmt.Errorf("decode locomo: %w", err)
 	case tok != json.Delim('['):
-		return nil, fmt.Errorf("decode locomo: want a list of conversations, not %v", tokenKind(tok))
+		return fmt.Errorf("decode locomo: want a list of conversations, not %v", tokenKind(tok))
 	}
-	d := &LoCoMo{}
+	n := 0 // conversations read
 	seen := make(map[string]bool)
 	for dec.More() {
 		var s rawConversation
 		if err := dec.Decode(&s); err != nil {
-			return nil, fmt.Errorf("decode locomo: conversation %d: %w", len(d.Conversations)+1, err)
+			return fmt.Errorf("decode locomo: conversation %d: %w", n+1, err)
 		}
 		if s.SampleID == "" {
-			return nil, fmt.Errorf("conversation %d: no sample_id", len(d.Conversations))
+			return fmt.Errorf("conversation %d: no sample_id", n)
 		}
 		if seen[s.SampleID] {
-			return nil, fmt.Errorf("conversation %s: sample_id repeated", s.SampleID)
+			return fmt.Errorf("conversation %s: sample_id repeated", s.SampleID)
 		}
 		seen[s.SampleID] = true
 		c, err := readLoCoMoConversation(s.SampleID, s.Conversation)
 		if err != nil {
-			return nil, fmt.Errorf("conversation %s: %w", s.SampleID, err)
+			return fmt.Errorf("conversation %s: %w", s.SampleID, err)
 		}
 		valid := make(map[string]bool)
 		for _, t := range c.Memories() {
@@ -257,15 +275,18 @@ func ReadLoCoMo(r io.Reader) (*LoCoMo, error) {
 				Evaluated:      len(gold) > 0 && cat.Evaluated(),
 			})
 		}
-		d.Conversations = append(d.Conversations, c)
+		n++
+		if err := fn(c); err != nil {
+			return err
+		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing ]
-		return nil, fmt.Errorf("decode locomo: %w", err)
+		return fmt.Errorf("decode locomo: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("decode locomo: data after the list of conversations")
+		return fmt.Errorf("decode locomo: data after the list of conversations")
 	}
-	return d, nil
+	return nil
 }
 
 // tokenKind names a JSON token for an error message.

@@ -6,6 +6,14 @@ import "time"
 // Larger items are refused with EINVALID rather than truncated.
 const MaxContentBytes = 16 << 20
 
+// MaxDocumentBytes bounds one plain-text document that the write path
+// retains in segments (a document longer than one segment, off the LLM
+// path: retain.DefaultSegmentBytes): extraction, vectors and the graph
+// then take memory by the segment, and what grows with the document is
+// its text, held a few times over (as read, as stored, as the database
+// driver copies it). Larger documents are refused with EINVALID.
+const MaxDocumentBytes = 64 << 20
+
 // Message is one turn of a conversation.
 type Message struct {
 	ID      string    // external id of the turn (e.g. "D1:3"); optional

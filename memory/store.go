@@ -220,6 +220,16 @@ type AccessRecorder interface {
 type WriteBatch struct {
 	BankID   string
 	Document *Document
+	// Continue says Document is stored already: the batch is a later
+	// segment of one large document (retain's segmented path), adding
+	// its chunks, facts and graph to the document an earlier batch
+	// stored. The store checks that the item's stored version is still
+	// Document (the same id), else the batch fails whole with ECONFLICT
+	// (the item was replaced or forgotten since), and sets the stored
+	// document's ContentHash to Document's; nothing else of the document
+	// row changes and the batch is never a duplicate. Without Continue a
+	// batch's Document is a new version of its item.
+	Continue bool
 	Chunks   []*Chunk
 	Facts    []*Fact // with Embedding set; Seq is assigned by the store
 	Entities []EntityUpsert

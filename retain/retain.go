@@ -98,6 +98,9 @@ type Pipeline struct {
 	ConflictCandidates     int
 	EntitySimilarity       float64
 	SemanticLinkSimilarity float64
+	// SegmentBytes is the text of one segment of a large document
+	// (DefaultSegmentBytes when zero): see segment.go.
+	SegmentBytes int
 
 	checked sync.Map // bank id → true once the bank's embedder is recorded
 }
@@ -143,6 +146,9 @@ func (a Along) empty() bool { return a.Watermark == nil && a.DrainSession == nil
 // for a fact it supersedes that another writer superseded since
 // (memory.ErrFactSuperseded).
 func (p *Pipeline) RetainWith(ctx context.Context, req memory.RetainRequest, along Along) (*memory.RetainResult, error) {
+	if p.segmented(&req) {
+		return p.retainSegments(ctx, req, along) // segment.go
+	}
 	var d *draft
 	var res *memory.WriteResult
 	for attempt := 1; ; attempt++ {
@@ -282,6 +288,9 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 		if p.Redact != nil {
 			p.Redact(ctx, &reqs[i])
 		}
+		if p.segmented(&reqs[i]) {
+			return // retained alone, in segments, when its turn to be written comes
+		}
 		drafts[i], results[i], errs[i] = p.draft(ctx, reqs[i])
 		if errs[i] == nil && results[i] == nil && !oneByOne {
 			errs[i] = p.resolve(ctx, drafts[i])
@@ -302,6 +311,12 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 			groupBytes >= max(left, tailGroupBytes)
 		if stopped != nil {
 			results[i], errs[i], drafts[i] = nil, stopped, nil
+		} else if started && p.segmented(&reqs[i]) {
+			// A large document, in segments of its own commits, after
+			// the items before it (segment.go).
+			p.writeGroup(ctx, bulk, group, idx, drafts, results, errs)
+			group, idx = group[:0], idx[:0]
+			results[i], errs[i] = p.retainSegments(ctx, reqs[i], Along{})
 		} else {
 			if errs[i] == nil && results[i] == nil && oneByOne {
 				errs[i] = p.resolve(ctx, drafts[i])
@@ -532,7 +547,7 @@ func (p *Pipeline) resolve(ctx context.Context, d *draft) error {
 			return err
 		}
 	}
-	if err := p.graph(ctx, b, xfs, r); err != nil {
+	if err := p.graph(ctx, b, xfs, r, &docGraph{}); err != nil {
 		return err
 	}
 	if r != nil {
@@ -546,6 +561,11 @@ func (p *Pipeline) resolve(ctx context.Context, d *draft) error {
 // something to remember (text or messages, not both), valid UTF-8
 // everywhere and at most memory.MaxContentBytes of text.
 func Validate(req *memory.RetainRequest) error {
+	return validate(req, memory.MaxContentBytes)
+}
+
+// validate is Validate with limit as the most text.
+func validate(req *memory.RetainRequest, limit int) error {
 	if err := memory.ValidateBankName(req.BankID); err != nil {
 		return err
 	}
@@ -588,8 +608,8 @@ func Validate(req *memory.RetainRequest) error {
 	if empty {
 		return memory.Errorf(memory.EINVALID, "nothing to remember: the text is empty")
 	}
-	if size > memory.MaxContentBytes {
-		return memory.Errorf(memory.EINVALID, "item is %d bytes; the limit is %d bytes: split it into smaller items", size, memory.MaxContentBytes)
+	if size > limit {
+		return memory.Errorf(memory.EINVALID, "item is %d bytes; the limit is %d bytes: split it into smaller items", size, limit)
 	}
 	return nil
 }
@@ -713,12 +733,11 @@ func EmbedText(f *memory.Fact) string { return f.Body() }
 // which recall expands at query time, so no link is materialised there.
 // The speaker of a fact is not an entity link: in a chat it would only
 // repeat the temporal chain.
-func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact, r *resolution) error {
-	type agg struct {
-		up   memory.EntityUpsert
-		last string // id of the latest fact in this batch mentioning it
-	}
-	ents := map[string]*agg{}
+//
+// g is what earlier batches of the same document left (segment.go): a
+// fresh docGraph for a document in one batch.
+func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extract.Fact, r *resolution, g *docGraph) error {
+	ents := g.begin()
 	var order, ids []string
 	var mentions []int
 	for i, xf := range xfs {
@@ -740,6 +759,10 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			a := ents[eid]
 			if a != nil {
 				a.up.Entity.Type = memory.BetterType(a.up.Entity.Type, typ)
+				if a.batch != g.batch { // of an earlier batch: counted anew
+					a.batch, a.up.Mentions, a.up.Episodes = g.batch, 0, 0
+					order = append(order, eid)
+				}
 			}
 			if k, ok := seen[eid]; ok {
 				mentions[k] += max(e.Mentions, 1)
@@ -750,7 +773,7 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 			mentions = append(mentions, max(e.Mentions, 1))
 			t := f.EventTime()
 			if a == nil {
-				a = &agg{up: memory.EntityUpsert{Entity: memory.Entity{ID: eid, Name: e.Name, Type: typ, FirstSeen: t, LastSeen: t}, Episodes: 1}}
+				a = &graphEntity{batch: g.batch, up: memory.EntityUpsert{Entity: memory.Entity{ID: eid, Name: e.Name, Type: typ, FirstSeen: t, LastSeen: t}, Episodes: 1}}
 				if r != nil {
 					a.up.Embedding = r.vecs[eid]
 					a.up.Entity.Aliases = r.aliases[eid]
@@ -786,12 +809,12 @@ func (p *Pipeline) graph(ctx context.Context, b *memory.WriteBatch, xfs []extrac
 		memory.Cooccurring(ids, func(a, c string) {
 			b.Cooccurrences = append(b.Cooccurrences, memory.Cooccurrence{EntityA: a, EntityB: c, Count: 1})
 		})
-		if i > 0 {
-			prev := b.Facts[i-1]
+		if prev := g.last; prev != "" {
 			b.Links = append(b.Links,
-				memory.Link{BankID: b.BankID, FromID: prev.ID, ToID: f.ID, Kind: memory.LinkTemporal, Weight: 1},
-				memory.Link{BankID: b.BankID, FromID: f.ID, ToID: prev.ID, Kind: memory.LinkTemporal, Weight: 1})
+				memory.Link{BankID: b.BankID, FromID: prev, ToID: f.ID, Kind: memory.LinkTemporal, Weight: 1},
+				memory.Link{BankID: b.BankID, FromID: f.ID, ToID: prev, Kind: memory.LinkTemporal, Weight: 1})
 		}
+		g.last = f.ID
 	}
 	for _, eid := range order {
 		b.Entities = append(b.Entities, ents[eid].up)

@@ -199,7 +199,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 	cmd.PersistentFlags().BoolVar(&keep, "keep", false, "keep the benchmark database (its path is printed)")
 	cmd.PersistentFlags().String("db-url", "", "run on this PostgreSQL database (postgres://…), in a new schema dropped afterwards, instead of a temporary SQLite file")
 	cmd.AddCommand(locomo, synthetic, startupCmd, newBenchServeCmd(g), newBenchConsolidateCmd(g),
-		newBenchQACmd(g))
+		newBenchQACmd(g), newBenchGenCmd(g))
 	return cmd
 }
 

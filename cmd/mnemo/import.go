@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -41,7 +42,9 @@ piping the same input twice imports it once).
 
 A malformed line, or one longer than the limit, is reported with its
 number and skipped; the rest is imported, and the command exits with
-status 6. Interrupted (SIGINT, SIGTERM), it says how many items landed
+status 6. The file is imported as it is read, a few megabytes of text at
+a time: a LoCoMo file that turns out malformed stops the import there,
+the conversations before it imported. Interrupted (SIGINT, SIGTERM), it says how many items landed
 and exits 130: run it again to import the rest (items already imported
 are skipped).
 
@@ -90,35 +93,38 @@ Malformed lines are reported and skipped.`,
 				}
 				format = string(f)
 			}
-			var reqs []memory.RetainRequest
-			var problems []importer.Problem
-			createBanks := false
-			switch importer.Format(format) {
-			case importer.FormatChat:
-				reqs, problems, err = importer.ChatJSONL(br, filepath.Base(name), g.bank)
-				if err != nil {
-					return err
-				}
-			case importer.FormatExport: // export.go
-				return g.importExport(cmd, br)
-			case importer.FormatLoCoMo:
-				data, err := importer.ReadLoCoMo(br)
-				if err != nil {
-					return memory.Errorf(memory.EINVALID, "%s: %v", name, err)
-				}
-				for _, c := range data.Conversations {
-					reqs = append(reqs, c.RetainRequests(c.ID)...)
-				}
-				createBanks = true
-			default:
-				return usagef("unknown --format %q: use jsonl, locomo or export", format)
-			}
 			eng, err := g.engine(cmd)
 			if err != nil {
 				return err
 			}
-			rep, err := eng.Import(cmd.Context(), reqs, mnemo.ImportOptions{CreateBanks: createBanks, Progress: g.progress(g.stderr, "importing")})
-			if err != nil && rep != nil && cmd.Context().Err() != nil {
+			w := &importWindow{ctx: cmd.Context(), eng: eng, limit: importWindowBytes, progress: g.progress(g.stderr, "importing"), rep: &mnemo.ImportReport{}}
+			var problems []importer.Problem
+			switch importer.Format(format) {
+			case importer.FormatChat:
+				var rerr error
+				problems, rerr = importer.ScanChatJSONL(br, filepath.Base(name), g.bank, w.add)
+				err = w.flush(rerr)
+			case importer.FormatExport: // export.go
+				return g.importExport(cmd, br)
+			case importer.FormatLoCoMo:
+				w.opts.CreateBanks = true
+				err = importer.ScanLoCoMo(br, func(c *importer.LoCoMoConversation) error {
+					for _, r := range c.RetainRequests(c.ID) {
+						if err := w.add(r); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil && !w.failed {
+					err = memory.Errorf(memory.EINVALID, "%s: %v", name, err)
+				}
+				err = w.flush(err)
+			default:
+				return usagef("unknown --format %q: use jsonl, locomo or export", format)
+			}
+			rep := w.rep
+			if err != nil && cmd.Context().Err() != nil {
 				return &interruptedError{fmt.Sprintf("interrupted: %d of %d items imported (%d facts); run the import again for the rest (imported items are skipped)", rep.Retained, rep.Items, rep.Facts)}
 			}
 			if err != nil {
@@ -209,4 +215,80 @@ func startCPUProfile(path string) (func(), error) {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// importWindowBytes bounds the text of the requests an import holds at
+// once: the file is read as it is imported, a window of requests at a
+// time, each window imported whole (Engine.Import) before the next is
+// read. A window's requests take a few times their text (strings,
+// messages); the import pipeline's own memory is bounded within a
+// window (retain.DefaultGroupBytes), so this bounds the rest.
+const importWindowBytes = 8 << 20
+
+// importWindow gathers an import's requests, imports them a window at a
+// time and sums the reports.
+type importWindow struct {
+	ctx      context.Context
+	eng      *mnemo.Engine
+	limit    int // the window's text (importWindowBytes)
+	opts     mnemo.ImportOptions
+	progress func(done, total int) // nil: none
+	rep      *mnemo.ImportReport
+
+	reqs   []memory.RetainRequest
+	bytes  int
+	done   int  // items imported by the windows before
+	failed bool // an Import failed: its error is add's and flush's
+}
+
+// add takes one request and imports the window once it is full.
+func (w *importWindow) add(r memory.RetainRequest) error {
+	w.reqs = append(w.reqs, r)
+	w.bytes += len(r.Text)
+	for _, m := range r.Messages {
+		w.bytes += len(m.Text)
+	}
+	if w.bytes < w.limit {
+		return nil
+	}
+	return w.importNow()
+}
+
+// flush imports what is left unless err (a read error, or add's) says to
+// stop, and returns err, or the import's error.
+func (w *importWindow) flush(err error) error {
+	if err != nil && (w.failed || w.ctx.Err() != nil) {
+		return err
+	}
+	if ierr := w.importNow(); ierr != nil {
+		return ierr
+	}
+	return err
+}
+
+// importNow imports the window's requests and empties it.
+func (w *importWindow) importNow() error {
+	if len(w.reqs) == 0 {
+		return nil
+	}
+	opts := w.opts
+	if w.progress != nil {
+		done, total := w.done, w.done+len(w.reqs)
+		opts.Progress = func(n, _ int) { w.progress(done+n, total) }
+	}
+	rep, err := w.eng.Import(w.ctx, w.reqs, opts)
+	if rep != nil {
+		w.rep.Items += rep.Items
+		w.rep.Retained += rep.Retained
+		w.rep.Duplicates += rep.Duplicates
+		w.rep.Facts += rep.Facts
+		w.rep.Failed = append(w.rep.Failed, rep.Failed...)
+	}
+	w.done += len(w.reqs)
+	clear(w.reqs) // the strings go with the window
+	w.reqs, w.bytes = w.reqs[:0], 0
+	if err != nil {
+		w.failed = true
+	}
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/retain"
 	"github.com/mnemo-ai/mnemo/store/sqlite"
 )
 
@@ -23,12 +24,13 @@ const killTrials = 24
 // either the whole document with all its facts or nothing of it: never a
 // partial document. The kill moments are spread over the later 80 % of
 // the run, so some fall into extraction, some into the write and some
-// after it.
+// after it. The document is one segment long (retain.DefaultSegmentBytes):
+// a longer one is resumable instead (TestRetain_KilledMidSegments).
 func TestRetain_KilledMidWrite(t *testing.T) {
 	bin := binary(t)
 	// A long item: many sentences, many facts, a write of noticeable length.
 	var b strings.Builder
-	for i := 0; i < 3000; i++ {
+	for i := 0; b.Len() < retain.DefaultSegmentBytes-100; i++ {
 		fmt.Fprintf(&b, "On day %d Mira walked %d kilometres along the river with Theo and counted %d herons. ", i, i%17+1, i%5+2)
 	}
 	text := b.String()
@@ -75,6 +77,76 @@ func TestRetain_KilledMidWrite(t *testing.T) {
 		}
 	}
 	t.Logf("%d kills over a %v retain: %v", killTrials, full.Round(time.Millisecond), outcome)
+}
+
+// TestRetain_KilledMidSegments kills a `mnemo retain` of a document of
+// several segments (retain.DefaultSegmentBytes) at random moments, and
+// checks the rule of a document in segments: the database holds nothing
+// of it, all of it, or the segments committed before the kill; and the
+// same retain run again then ends with exactly what an uninterrupted run
+// stores.
+func TestRetain_KilledMidSegments(t *testing.T) {
+	bin := binary(t)
+	var b strings.Builder
+	for i := 0; b.Len() < 4*retain.DefaultSegmentBytes; i++ {
+		fmt.Fprintf(&b, "On day %d Mira walked %d kilometres along the river with Theo and counted %d herons. ", i, i%17+1, i%5+2)
+		if i%40 == 39 {
+			b.WriteString("\n\n")
+		}
+	}
+	text := b.String()
+	ctx := context.Background()
+	ref := filepath.Join(t.TempDir(), "ref.db")
+	start := time.Now()
+	if out, err := retainAtCmd(bin, ref, text).CombinedOutput(); err != nil {
+		t.Fatalf("reference retain: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+	want := counts(t, ctx, ref)
+	if want.docs != 1 || want.chunks < 4 {
+		t.Fatalf("reference run: %+v, want 1 document of several chunks", want)
+	}
+	rng := rand.New(rand.NewPCG(11, uint64(time.Now().UnixNano())))
+	outcome := map[string]int{}
+	for trial := 0; trial < killTrials/2; trial++ {
+		db := filepath.Join(t.TempDir(), fmt.Sprintf("kill-%d.db", trial))
+		cmd := retainAtCmd(bin, db, text)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration((0.2 + 0.8*rng.Float64()) * float64(full))
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		err := cmd.Wait()
+		got := counts(t, ctx, db)
+		switch {
+		case got.docs == 0 && got.facts == 0 && got.chunks == 0:
+			outcome["nothing"]++
+		case got == want && err == nil:
+			outcome["finished before the kill"]++
+		case got == want:
+			outcome["whole document"]++
+		case got.docs == 1 && got.facts < want.facts && got.chunks < want.chunks:
+			outcome["some segments"]++
+		default:
+			t.Errorf("trial %d (killed after %v): %+v, want nothing, some segments or all of %+v", trial, delay, got, want)
+		}
+		if out, err := retainAtCmd(bin, db, text).CombinedOutput(); err != nil {
+			t.Fatalf("trial %d: retain again: %v\n%s", trial, err, out)
+		}
+		if got := counts(t, ctx, db); got != want {
+			t.Errorf("trial %d (killed after %v): after retaining again %+v, want %+v", trial, delay, got, want)
+		}
+	}
+	t.Logf("%d kills over a %v retain: %v", killTrials/2, full.Round(time.Millisecond), outcome)
+}
+
+// retainAtCmd is retainCmd with the item's time given, so that a retain
+// run again is of the same item and content.
+func retainAtCmd(bin, db, text string) *exec.Cmd {
+	cmd := exec.Command(bin, "--db", db, "retain", "--id", "kill", "--at", "2024-03-04", "-")
+	cmd.Stdin = strings.NewReader(text)
+	return cmd
 }
 
 // retainCmd is `mnemo retain --id kill -` on db, reading text from stdin.

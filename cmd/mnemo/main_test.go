@@ -880,10 +880,12 @@ func TestRetain_Large(t *testing.T) {
 		}
 	})
 
-	t.Run("17MB", func(t *testing.T) {
+	// Over memory.MaxDocumentBytes (a plain-text document that long is
+	// retained in segments; retain/segment_test.go): refused whole.
+	t.Run("OverLimit", func(t *testing.T) {
 		before := stats(t, db, "default")
-		text := bytes.Repeat([]byte("Maya moved to Lisbon. "), 17_000_000/22+1)
-		wantFailure(t, mnemoIn(t, db, bytes.NewReader(text), "retain", "-"), exitInvalid, fmt.Sprint(memory.MaxContentBytes))
+		text := bytes.Repeat([]byte("Maya moved to Lisbon. "), memory.MaxDocumentBytes/22+1)
+		wantFailure(t, mnemoIn(t, db, bytes.NewReader(text), "retain", "-"), exitInvalid, fmt.Sprint(memory.MaxDocumentBytes))
 		if got := stats(t, db, "default"); got != before {
 			t.Errorf("stats = %+v, want %+v", got, before)
 		}
@@ -892,8 +894,8 @@ func TestRetain_Large(t *testing.T) {
 	// Text and speaker count together.
 	t.Run("LimitWithSpeaker", func(t *testing.T) {
 		before := stats(t, db, "default")
-		text := strings.Repeat("Maya moved to Lisbon. ", memory.MaxContentBytes/22+1)[:memory.MaxContentBytes]
-		wantFailure(t, mnemoIn(t, db, strings.NewReader(text), "retain", "--speaker", "Maya", "-"), exitInvalid, fmt.Sprint(memory.MaxContentBytes))
+		text := strings.Repeat("Maya moved to Lisbon. ", memory.MaxDocumentBytes/22+1)[:memory.MaxDocumentBytes]
+		wantFailure(t, mnemoIn(t, db, strings.NewReader(text), "retain", "--speaker", "Maya", "-"), exitInvalid, fmt.Sprint(memory.MaxDocumentBytes))
 		if got := stats(t, db, "default"); got != before {
 			t.Errorf("stats = %+v, want %+v", got, before)
 		}

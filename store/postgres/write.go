@@ -274,6 +274,13 @@ func apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch, now func() time
 	}
 	res := &memory.WriteResult{}
 	var removed counts
+	if d != nil && w.Continue {
+		// A later segment of a stored document (memory.WriteBatch.Continue).
+		if !stored || oldID != d.ID {
+			return nil, memory.DocumentGone(d)
+		}
+		stored = false // nothing of the document is replaced
+	}
 	if d != nil && stored {
 		if oldHash == d.ContentHash {
 			res.Duplicate = true
@@ -301,7 +308,13 @@ func apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch, now func() time
 	// Round trip 3: everything else, pipelined. A failed check fails the
 	// batch and the transaction is rolled back whole.
 	b = &pgx.Batch{}
-	if d != nil {
+	switch {
+	case d != nil && w.Continue:
+		if oldHash != d.ContentHash {
+			b.Queue(`UPDATE documents SET content_hash = $3 WHERE bank_id = $1 AND id = $2`, bank, d.ID, d.ContentHash)
+		}
+		res.DocumentID = d.ID
+	case d != nil:
 		if err := queueDocument(b, bank, d); err != nil {
 			return nil, err
 		}

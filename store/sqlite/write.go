@@ -208,7 +208,11 @@ func (s *Store) apply(ctx context.Context, tx *sql.Tx, w *memory.WriteBatch) (a 
 			return a, err
 		}
 	}
-	if d := w.Document; d != nil {
+	if d := w.Document; d != nil && w.Continue {
+		if err := continueDocument(ctx, tx, w.BankID, d, &a.res); err != nil { // segment.go
+			return a, err
+		}
+	} else if d != nil {
 		dup, err := s.writeDocument(ctx, tx, w.BankID, d, &a.res, &a.change)
 		if err != nil || dup {
 			return a, err

@@ -209,7 +209,16 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 			return nil, memory.Errorf(memory.EINVALID, "fact %s: dimension %d, bank holds %d", f.ID, len(f.Embedding), b.bank.Dimension)
 		}
 	}
-	if d := w.Document; d != nil {
+	if d := w.Document; d != nil && w.Continue {
+		old := b.docs[d.ID]
+		if old == nil || old.Source != d.Source || old.ItemID != d.ItemID {
+			return nil, memory.DocumentGone(d)
+		}
+		c := *old
+		c.ContentHash = d.ContentHash
+		b.docs[d.ID] = &c
+		res.DocumentID = d.ID
+	} else if d != nil {
 		for _, old := range b.docs {
 			if old.Source != d.Source || old.ItemID != d.ItemID {
 				continue

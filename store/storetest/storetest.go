@@ -60,6 +60,8 @@ var suite = []struct {
 		{"RecordsDimension", testWriteRecordsDimension},
 		{"EntityUpsert", testWriteEntityUpsert},
 		{"RelationUpsert", testWriteRelationUpsert},
+		{"Continue", testWriteContinue},         // segment.go
+		{"ContinueGone", testWriteContinueGone}, // segment.go
 	}},
 	{"Idempotency", []testCase{
 		{"Duplicate", testIdempotencyDuplicate},
