@@ -2,6 +2,7 @@ package mnemo_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/proxy"
+	"github.com/mnemo-ai/mnemo/retain"
 	"github.com/mnemo-ai/mnemo/server/httpapi"
 	"github.com/mnemo-ai/mnemo/server/mcpserver"
 )
@@ -43,6 +45,19 @@ func TestFirewall_NoSecretReachesTheFiles(t *testing.T) {
 		"httpjob": "AIzaSyHttpJob8W7v6U5t4S3r2Q1p0O9n8M7l6X",
 		"mcp":     "sk-ant-api03-Mcp8Yw7Vu6Ts5Rq4Po3Nm2Lk1Jh0GfEd",
 		"proxy":   "sk-proj-Pr0xyQ9zXw2LmN8pR7tV1yB3cD6eF0gH",
+		// Documents long enough to be retained in segments (retain/segment.go).
+		"bigretain": "ghp_B1gRetainL8sK9mN4bV6cX1zA7qW5eT3yU0",
+		"bigimport": "sk-proj-B1gImp0rtzXw2LmN8pR7tV1yB3cD6eF0g",
+	}
+	big := func(door string) string {
+		var b strings.Builder
+		for i := 0; b.Len() < 3*retain.DefaultSegmentBytes; i++ {
+			fmt.Fprintf(&b, "Paragraph %d of the %s runbook says the staging cluster is rebuilt every night.\n\n", i, door)
+			if i == 2000 {
+				b.WriteString("Note from " + door + ": the deploy key for the billing service is " + secrets[door] + " and it rotates monthly.\n\n")
+			}
+		}
+		return b.String()
 	}
 	say := func(door string) string {
 		return "Note from " + door + ": the deploy key for the billing service is " + secrets[door] + " and it rotates monthly."
@@ -52,6 +67,12 @@ func TestFirewall_NoSecretReachesTheFiles(t *testing.T) {
 	}
 	if _, err := eng.Import(ctx, []memory.RetainRequest{{Text: say("import")}}, mnemo.ImportOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := eng.Retain(ctx, memory.RetainRequest{Text: big("bigretain"), ItemID: "big-retain"}); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := eng.Import(ctx, []memory.RetainRequest{{Text: big("bigimport"), ItemID: "big-import"}}, mnemo.ImportOptions{}); err != nil || len(rep.Failed) > 0 {
+		t.Fatalf("import of a long document: %v %+v", err, rep)
 	}
 	if _, err := eng.RetainAsync(ctx, memory.RetainRequest{Text: say("async")}); err != nil {
 		t.Fatal(err)
@@ -131,7 +152,7 @@ func TestFirewall_NoSecretReachesTheFiles(t *testing.T) {
 		}
 	}
 	for door := range secrets {
-		if !remembered[door] {
+		if !remembered[door] && !strings.HasPrefix(door, "big") { // one sentence of many: the scan below checks those
 			t.Errorf("%s: the note was not remembered with its secret redacted", door)
 		}
 	}

@@ -286,7 +286,7 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 		close(turns[i])
 		defer func() { <-workers }()
 		if p.Redact != nil {
-			p.Redact(ctx, &reqs[i])
+			p.Redact(ctx, &reqs[i]) // first: a long item's segments are cut from the redacted text
 		}
 		if p.segmented(&reqs[i]) {
 			return // retained alone, in segments, when its turn to be written comes
