@@ -75,7 +75,7 @@ type Graph struct {
 	// read from its binary form ([Read]) holds; the first Grow makes
 	// it (its seed is this process's, so it cannot be stored).
 	dedupStale bool
-	copies    map[uint32][]uint32 // canonical → its copies, in id order
+	copies     map[uint32][]uint32 // canonical → its copies, in id order
 
 	pool sync.Pool // *searcher
 }
