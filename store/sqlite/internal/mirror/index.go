@@ -48,6 +48,10 @@ type bankIndex struct {
 	pos    map[int64]int // fact pk → slot
 	byID   map[string]int
 	live   int
+	// firstDead is the lowest dead slot (math.MaxInt: none): the graph
+	// the index file holds stops there, the file's slots being the live
+	// ones renumbered.
+	firstDead int
 	// inactive counts live slots whose status is not active (superseded,
 	// archived): while it is 0, no fact of the bank has a history.
 	inactive int
@@ -78,7 +82,9 @@ type bankIndex struct {
 	// file.
 	fileVersion int64
 	sinceFile   int
-	saving      bool
+	// fileGraph is the graph's nodes the index file holds (0: none).
+	fileGraph int
+	saving    bool
 	// saveTimer is a background write due (saveLater).
 	saveTimer *time.Timer
 
@@ -280,7 +286,7 @@ func internStatus(s memory.Status) memory.Status {
 
 // newBankIndex returns an empty index that reflects no version yet.
 func newBankIndex() *bankIndex {
-	x := &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1, fileVersion: -1}
+	x := &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1, fileVersion: -1, firstDead: math.MaxInt}
 	x.changed = sync.NewCond(&x.mu)
 	return x
 }
@@ -352,6 +358,7 @@ func (x *bankIndex) remove(pk int64) {
 	x.totalLen -= int64(e.length)
 	e.dead, e.hasVec, e.termN, e.tags = true, false, 0, nil
 	x.setState(i)
+	x.firstDead = min(x.firstDead, i)
 	delete(x.pos, pk)
 	delete(x.byID, e.id)
 	x.live--
@@ -419,6 +426,7 @@ func (x *bankIndex) compact() {
 		}
 		x.postings[t] = kept
 	}
+	x.firstDead = math.MaxInt
 	x.resetANN()
 }
 
@@ -470,9 +478,9 @@ func (x *bankIndex) clear() {
 	x.dim, x.version, x.maxPK, x.totalLen = 0, -1, 0, 0
 	x.meta, x.state, x.length, x.terms, x.postings, x.df = nil, nil, nil, nil, nil, nil
 	x.pos, x.byID, x.termID = map[int64]int{}, map[string]int{}, map[string]int32{}
-	x.live, x.inactive, x.open = 0, 0, 0
+	x.live, x.inactive, x.open, x.firstDead = 0, 0, 0, math.MaxInt
 	x.vecs, x.exact = nil, nil
-	x.fileVersion, x.sinceFile = -1, 0
+	x.fileVersion, x.sinceFile, x.fileGraph = -1, 0, 0
 }
 
 // adopt takes y's contents, a whole index read from the bank's index
@@ -481,7 +489,7 @@ func (x *bankIndex) clear() {
 func (x *bankIndex) adopt(y *bankIndex) {
 	x.dim, x.version, x.maxPK = y.dim, y.version, y.maxPK
 	x.meta, x.state, x.length, x.pos, x.byID = y.meta, y.state, y.length, y.pos, y.byID
-	x.live, x.inactive, x.open = y.live, y.inactive, y.open
+	x.live, x.inactive, x.open, x.firstDead = y.live, y.inactive, y.open, y.firstDead
 	x.vecs, x.exact = y.vecs, y.exact
 	x.termID, x.terms, x.postings, x.df, x.totalLen = y.termID, y.terms, y.postings, y.df, y.totalLen
 }

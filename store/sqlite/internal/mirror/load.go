@@ -85,7 +85,7 @@ func (m *Mirror) update(ctx context.Context, bank string, x *bankIndex, version 
 		// now rather than over the scavenger's minutes.
 		go debug.FreeOSMemory()
 	}
-	m.maybeBuild(x)
+	m.maybeBuild(bank, x)
 	if x.behind() {
 		m.saveLater(bank, x)
 	}

@@ -37,30 +37,35 @@ import (
 // Layout (little-endian): a header (fileMagic, format, flags,
 // fingerprint, the bank's creation time, version and last row, its id,
 // the lengths of the sections), the index section (strings, entries,
-// tags, terms with their postings, each slot's term ids, the int8
-// vectors and scales, the document mirror), the float32 section (one
-// vector a slot, read with pread while the index lives), the CRC-32C of
-// each of those vectors, and a trailer: the CRC-32C of the header, the
-// index section and the vectors' checksums, and fileEnd. A load reads
-// all but the float32 section, the file's bulk; a vector is checked when
-// a search reads it, and one that fails is read from the database
-// instead (Source.Embedding). Files are written to a temporary file in
+// tags, terms with their postings, each slot's term ids, the document
+// mirror), the int8 vectors with their scales, the HNSW graph of the
+// first slots (hnsw's binary form; absent below the graph's threshold),
+// the float32 section (one vector a slot, read with pread while the
+// index lives), the CRC-32C of each of those vectors, and a trailer:
+// the CRC-32C of the header, the index section, the int8 vectors, the
+// graph and the vectors' checksums, and fileEnd. A load reads all but
+// the float32 section, the file's bulk; a vector is checked when a
+// search reads it, and one that fails is read from the database instead
+// (Source.Embedding). The graph is searched at once; the slots after
+// its last are linked into it in the background, as in a graph built
+// in this process. Files are written to a temporary file in
 // the folder and renamed over the old one, so a reader sees a whole file
 // or the previous one; a crash leaves at worst a temporary file (removed
 // once stale) or one the lengths or checksums refuse.
 
 // Names and numbers of the index file.
 const (
-	fileMagic  = "MNEMOIX1"
-	fileEnd    = "MNEMOEND"
-	fileFormat = 1
+	fileMagic = "MNEMOIX1"
+	fileEnd   = "MNEMOEND"
+	// fileFormat 2 added the graph: a file of format 1 is rebuilt.
+	fileFormat = 2
 	// fileSuffix ends every bank's index file; temporary files end in
 	// fileSuffix + ".tmp-*".
 	fileSuffix = ".idx"
 	// trailerLen is the CRC and fileEnd.
 	trailerLen = 4 + len(fileEnd)
 	// headerFixed is the header before the bank id.
-	headerFixed = len(fileMagic) + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 8
+	headerFixed = len(fileMagic) + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 8
 )
 
 // flagDocs: the file holds the document mirror too.
@@ -109,7 +114,10 @@ type fileHeader struct {
 	idxLen uint64
 	// qLen is the length of the int8 vectors, each with its scale,
 	// between the index section and the float32 section.
-	qLen     uint64
+	qLen uint64
+	// graphLen is the length of the graph, after the int8 vectors (0:
+	// none).
+	graphLen uint64
 	floatLen uint64
 	// tableLen is the length of the vectors' checksums (4 bytes each).
 	tableLen  uint64
@@ -137,7 +145,7 @@ func readHeader(f *os.File) (fileHeader, error) {
 	h.format, h.flags, h.fingerprint = d.u32(), d.u32(), d.u64()
 	h.created, h.version, h.maxPK, h.lastPK = d.i64(), d.i64(), d.i64(), d.i64()
 	bankLen := d.u32()
-	h.idxLen, h.qLen, h.floatLen, h.tableLen = d.u64(), d.u64(), d.u64(), d.u64()
+	h.idxLen, h.qLen, h.graphLen, h.floatLen, h.tableLen = d.u64(), d.u64(), d.u64(), d.u64(), d.u64()
 	if h.format != fileFormat || bankLen > 1<<16 {
 		return h, errBadFile
 	}
@@ -175,6 +183,7 @@ func appendHeader(b []byte, h *fileHeader) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(h.bank)))
 	b = binary.LittleEndian.AppendUint64(b, h.idxLen)
 	b = binary.LittleEndian.AppendUint64(b, h.qLen)
+	b = binary.LittleEndian.AppendUint64(b, h.graphLen)
 	b = binary.LittleEndian.AppendUint64(b, h.floatLen)
 	b = binary.LittleEndian.AppendUint64(b, h.tableLen)
 	b = append(b, h.bank...)
@@ -183,11 +192,12 @@ func appendHeader(b []byte, h *fileHeader) []byte {
 }
 
 // loaded is an index file read and checked: the fact index and, when
-// the file has one, the document mirror, ready to install.
+// the file has them, its graph and the document mirror, ready to install.
 type loaded struct {
 	h fileHeader
 	x *bankIndex
-	d *docIndex // nil: the file holds no document mirror
+	g *hnsw.Graph // nil: the file holds no graph
+	d *docIndex   // nil: the file holds no document mirror
 }
 
 // readIndexFile reads the bank's index file at path as an index with
@@ -221,8 +231,9 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		return nil, fmt.Errorf("%w: of another bank", errBadFile)
 	case h.version > version:
 		return nil, fmt.Errorf("%w (version %d > %d)", errAhead, h.version, version)
-	case h.idxLen > uint64(st.Size()) || h.qLen > uint64(st.Size()) || h.floatLen > uint64(st.Size()) || h.tableLen > uint64(st.Size()) ||
-		h.headerLen+int64(h.idxLen+h.qLen+h.floatLen+h.tableLen)+int64(trailerLen) != st.Size():
+	case h.idxLen > uint64(st.Size()) || h.qLen > uint64(st.Size()) || h.graphLen > uint64(st.Size()) ||
+		h.floatLen > uint64(st.Size()) || h.tableLen > uint64(st.Size()) ||
+		h.headerLen+int64(h.idxLen+h.qLen+h.graphLen+h.floatLen+h.tableLen)+int64(trailerLen) != st.Size():
 		return nil, fmt.Errorf("%w: torn (%d bytes)", errBadFile, st.Size())
 	}
 	// The checksum covers the header, the index section, the int8
@@ -273,7 +284,24 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 			left -= k
 		}
 	}
-	floatOff := h.headerLen + int64(h.idxLen+h.qLen)
+	if h.graphLen > 0 {
+		if x.dim == 0 {
+			return nil, fmt.Errorf("%w: a graph without vectors", errBadFile)
+		}
+		// Straight from the file into the graph's arrays, checked as it
+		// goes; the trailer's checksum covers it.
+		c := &crcWriter{crc: crc}
+		r := io.TeeReader(io.LimitReader(f, int64(h.graphLen)), c)
+		g, err := hnsw.Read(r, int64(h.graphLen), x.vecs)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errBadFile, err)
+		}
+		if c.n != int64(h.graphLen) {
+			return nil, fmt.Errorf("%w: graph of %d bytes in %d", errBadFile, c.n, h.graphLen)
+		}
+		crc, l.g = c.crc, g
+	}
+	floatOff := h.headerLen + int64(h.idxLen+h.qLen+h.graphLen)
 	tail := make([]byte, h.tableLen+uint64(trailerLen))
 	if _, err := f.ReadAt(tail, floatOff+int64(h.floatLen)); err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadFile, err)
@@ -315,6 +343,18 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 	x.exact.base, x.exact.baseOff, x.exact.baseN, x.exact.baseSums = f, floatOff, n, sums
 	ok = true // f stays open: the vectors' base
 	return l, nil
+}
+
+// crcWriter keeps the CRC-32C of what is written to it.
+type crcWriter struct {
+	crc uint32
+	n   int64
+}
+
+func (c *crcWriter) Write(p []byte) (int, error) {
+	c.crc = crc32.Update(c.crc, castagnoli(), p)
+	c.n += int64(len(p))
+	return len(p), nil
 }
 
 // decoder reads the index section; the first overrun sets err and every
@@ -398,7 +438,7 @@ func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 	// Every string of the file in one allocation; entries, tags, terms
 	// and documents hold slices of it.
 	strs := string(d.bytes(int(d.u64())))
-	x := newBankIndex()
+	x := newBankIndex() // no dead slot: a file holds none
 	x.created, x.floatVectors, x.annThreshold, x.efSearch, x.spillDir, x.indexDir =
 		proto.created, proto.floatVectors, proto.annThreshold, proto.efSearch, proto.spillDir, proto.indexDir
 	n, dim := d.count(metaSize), int(d.u32())
@@ -603,6 +643,11 @@ type snapshotOf struct {
 	// slots are the live slots, whose float32 vectors follow the index
 	// section in this order.
 	slots []int
+	// graph, when not nil, is written for its first graphN nodes: the
+	// slots it has linked up to the first dead one, which are the file's
+	// slots too.
+	graph  *hnsw.Graph
+	graphN int
 }
 
 // encode returns x's live facts (and d's mirror, when d is not nil) as
@@ -759,6 +804,10 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	if dim > 0 {
 		s.h.tableLen = uint64(len(s.slots)) * 4
 	}
+	if n := x.graphable(); n > 0 {
+		s.graph, s.graphN = x.ann.g, n
+		s.h.graphLen = uint64(s.graph.EncodedLen(n))
+	}
 	return s
 }
 
@@ -823,6 +872,17 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 			if _, err := w.Write(b); err != nil {
 				return fail(err)
 			}
+		}
+		if s.graph != nil {
+			c := &crcWriter{crc: crc}
+			n, err := s.graph.WriteTo(io.MultiWriter(w, c), s.graphN)
+			if err != nil {
+				return fail(err)
+			}
+			if uint64(n) != s.h.graphLen {
+				return fail(fmt.Errorf("graph of %d bytes, %d expected", n, s.h.graphLen))
+			}
+			crc = c.crc
 		}
 		// The live slots' vectors, read from the spill file in runs of
 		// consecutive slots, each with its checksum.
