@@ -137,3 +137,42 @@ func TestRead_Bad(t *testing.T) {
 		t.Error("a graph of more nodes than vectors: read")
 	}
 }
+
+// TestReadInt8Vectors checks vectors written at chosen indexes read back
+// as the same components and scales, across blocks, and that a short
+// read is an error.
+func TestReadInt8Vectors(t *testing.T) {
+	data := clustered(2*blockSize+17, 8, 24)
+	v := NewInt8Vectors(8)
+	for _, x := range data {
+		v.Append(x)
+	}
+	var idx []int
+	for i := range data {
+		if i%3 != 1 {
+			idx = append(idx, i)
+		}
+	}
+	var buf bytes.Buffer
+	n, err := v.WriteTo(&buf, idx)
+	if err != nil || n != int64(buf.Len()) || n != int64(len(idx))*(8+4) {
+		t.Fatalf("WriteTo: %d bytes (buffer %d), %v", n, buf.Len(), err)
+	}
+	got, err := ReadInt8Vectors(bytes.NewReader(buf.Bytes()), 8, len(idx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Len() != len(idx) {
+		t.Fatalf("Len %d, want %d", got.Len(), len(idx))
+	}
+	for j, i := range idx {
+		q, s := got.Quantized(j)
+		wq, ws := v.Quantized(i)
+		if !slices.Equal(q, wq) || s != ws {
+			t.Fatalf("vector %d (was %d) differs", j, i)
+		}
+	}
+	if _, err := ReadInt8Vectors(bytes.NewReader(buf.Bytes()[:buf.Len()-1]), 8, len(idx)); err == nil {
+		t.Error("a short read: no error")
+	}
+}

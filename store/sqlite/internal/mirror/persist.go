@@ -9,14 +9,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/mnemo-ai/mnemo/internal/hnsw"
 	"github.com/mnemo-ai/mnemo/internal/lex"
@@ -38,7 +36,8 @@ import (
 // fingerprint, the bank's creation time, version and last row, its id,
 // the lengths of the sections), the index section (strings, entries,
 // tags, terms with their postings, each slot's term ids, the document
-// mirror), the int8 vectors with their scales, the HNSW graph of the
+// mirror), the int8 vectors (every slot's components, then every
+// scale), the HNSW graph of the
 // first slots (hnsw's binary form; absent below the graph's threshold),
 // the float32 section (one vector a slot, read with pread while the
 // index lives), the CRC-32C of each of those vectors, and a trailer:
@@ -262,27 +261,14 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		return nil, fmt.Errorf("%w: int8 vectors of %d bytes for %d slots", errBadFile, h.qLen, n)
 	}
 	if x.dim > 0 {
-		// Straight from the file into the index's blocks, a chunk at a
-		// time: no copy of the whole section in between.
-		x.vecs = hnsw.NewInt8Vectors(x.dim)
-		size := x.dim + 4
-		buf := make([]byte, size*max(1, (256<<10)/size))
-		for left := n; left > 0; {
-			k := min(left, len(buf)/size)
-			chunk := buf[:k*size]
-			if _, err := io.ReadFull(f, chunk); err != nil {
-				return nil, fmt.Errorf("%w: %v", errBadFile, err)
-			}
-			crc = crc32.Update(crc, castagnoli(), chunk)
-			for i := range k {
-				v := chunk[i*size : (i+1)*size]
-				// The bytes are the int8s (two's complement either way):
-				// read them as such rather than convert each.
-				q := unsafe.Slice((*int8)(unsafe.Pointer(&v[0])), x.dim)
-				x.vecs.AppendQuantized(q, math.Float32frombits(binary.LittleEndian.Uint32(v[x.dim:])))
-			}
-			left -= k
+		// Straight from the file into the index's blocks, checked as
+		// they come.
+		c := &crcWriter{crc: crc}
+		vecs, err := hnsw.ReadInt8Vectors(io.TeeReader(io.LimitReader(f, int64(h.qLen)), c), x.dim, n)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errBadFile, err)
 		}
+		x.vecs, crc = vecs, c.crc
 	}
 	if h.graphLen > 0 {
 		if x.dim == 0 {
@@ -862,17 +848,12 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 	}
 	var table []byte
 	if x.dim > 0 {
-		// The int8 vectors as the index holds them, each with its scale.
-		b := make([]byte, 0, x.dim+4)
-		for _, i := range s.slots {
-			q, sc := x.vecs.Quantized(i)
-			b = append(b[:0], unsafe.Slice((*byte)(unsafe.Pointer(&q[0])), len(q))...)
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(sc))
-			crc = crc32.Update(crc, castagnoli(), b)
-			if _, err := w.Write(b); err != nil {
-				return fail(err)
-			}
+		// The int8 vectors as the index holds them, then their scales.
+		c := &crcWriter{crc: crc}
+		if _, err := x.vecs.WriteTo(io.MultiWriter(w, c), s.slots); err != nil {
+			return fail(err)
 		}
+		crc = c.crc
 		if s.graph != nil {
 			c := &crcWriter{crc: crc}
 			n, err := s.graph.WriteTo(io.MultiWriter(w, c), s.graphN)
