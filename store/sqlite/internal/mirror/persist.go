@@ -34,9 +34,9 @@ import (
 //
 // Layout (little-endian): a header (fileMagic, format, flags,
 // fingerprint, the bank's creation time, version and last row, its id,
-// the lengths of the sections), the index section (strings, entries,
-// tags, terms with their postings, each slot's term ids, the document
-// mirror), the int8 vectors (every slot's components, then every
+// the lengths of the sections), the index section (strings, the
+// document mirror's offset, entries, tags, terms with their postings,
+// each slot's term ids, the document mirror), the int8 vectors (every slot's components, then every
 // scale), the HNSW graph of the
 // first slots (hnsw's binary form; absent below the graph's threshold),
 // the float32 section (one vector a slot, read with pread while the
@@ -418,12 +418,47 @@ func (d *decoder) str(strs string) string {
 }
 
 // decode fills l.x (and l.d) from the index section idx; proto gives the
-// index's settings.
+// index's settings. The document mirror, whose offset the section
+// gives, is decoded beside the fact index: each builds a map of every
+// fact, the bulk of a load.
 func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 	d := &decoder{b: idx}
 	// Every string of the file in one allocation; entries, tags, terms
 	// and documents hold slices of it.
 	strs := string(d.bytes(int(d.u64())))
+	docsAt := d.u64()
+	if d.err != nil {
+		return d.err
+	}
+	rest := d.b[d.off:]
+	if docsAt > uint64(len(rest)) || (l.h.flags&flagDocs == 0 && docsAt != uint64(len(rest))) {
+		return fmt.Errorf("document mirror at %d of %d bytes", docsAt, len(rest))
+	}
+	var wg sync.WaitGroup
+	var derr error
+	if l.h.flags&flagDocs != 0 {
+		dd := &decoder{b: rest[docsAt:]}
+		wg.Go(func() {
+			var dx *docIndex
+			if dx, derr = decodeDocs(dd, strs, proto.created); derr != nil {
+				return
+			}
+			if dd.off != len(dd.b) {
+				derr = fmt.Errorf("%d bytes left after the document mirror", len(dd.b)-dd.off)
+				return
+			}
+			dx.version = l.h.version
+			l.d = dx
+		})
+	}
+	err := l.decodeFacts(&decoder{b: rest[:docsAt]}, strs, proto)
+	wg.Wait()
+	return errors.Join(err, derr)
+}
+
+// decodeFacts fills l.x from d, the index section's fact index; proto
+// gives the index's settings.
+func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
 	x := newBankIndex() // no dead slot: a file holds none
 	x.created, x.floatVectors, x.annThreshold, x.efSearch, x.spillDir, x.indexDir =
 		proto.created, proto.floatVectors, proto.annThreshold, proto.efSearch, proto.spillDir, proto.indexDir
@@ -519,14 +554,6 @@ func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 	}
 	x.version = l.h.version
 	l.x = x
-	if l.h.flags&flagDocs != 0 {
-		dx, err := decodeDocs(d, strs, proto.created)
-		if err != nil {
-			return err
-		}
-		dx.version = l.h.version
-		l.d = dx
-	}
 	if d.off != len(d.b) {
 		return fmt.Errorf("%d bytes left after the index", len(d.b)-d.off)
 	}
@@ -737,6 +764,7 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 			e.u32(uint32(newTerm[t]))
 		}
 	}
+	docsAt := len(e.b)
 	if d != nil {
 		s.h.flags |= flagDocs
 		e.i64(d.maxPK)
@@ -778,9 +806,10 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 		}
 	}
 	strs := e.strs.String()
-	body := make([]byte, 0, 8+len(strs)+len(e.b))
+	body := make([]byte, 0, 16+len(strs)+len(e.b))
 	body = binary.LittleEndian.AppendUint64(body, uint64(len(strs)))
 	body = append(body, strs...)
+	body = binary.LittleEndian.AppendUint64(body, uint64(docsAt))
 	s.body = append(body, e.b...)
 	s.h.idxLen = uint64(len(s.body))
 	if dim > 0 {
