@@ -469,7 +469,7 @@ func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
 	}
 	x.meta = make([]indexEntry, n)
 	x.state, x.length = make([]uint8, n), make([]int32, n)
-	x.pos, x.byID = make(map[int64]int, n), make(map[string]int, n)
+	x.pos, x.byID = newSlotTable(n), newSlotTable(n)
 	for i := range x.meta {
 		e := &x.meta[i]
 		e.pk = d.i64()
@@ -498,8 +498,7 @@ func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
 				e.tags[j] = d.str(strs)
 			}
 		}
-		x.pos[e.pk] = i
-		x.byID[e.id] = i
+		x.recordSlot(i)
 		x.setState(i)
 	}
 	x.live = n
