@@ -572,7 +572,7 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 	nd := d.count(16)
 	x.docs = make([]docEntry, nd)
 	x.slot = make(map[string]int32, nd)
-	x.at = make(map[string]factAt, x.facts)
+	x.at = newFactPlaces(x.facts)
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -587,12 +587,12 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 		e.facts = make([]string, nf)
 		for j := range e.facts {
 			e.facts[j] = d.str(strs)
-			x.at[e.facts[j]] = factAt{doc: int32(i), pos: int32(j)}
+			x.at.set(e.facts[j], factAt{doc: int32(i), pos: int32(j)})
 		}
 		x.slot[e.id] = int32(i)
 	}
 	for range d.count(8) {
-		x.at[d.str(strs)] = factAt{doc: -1}
+		x.at.set(d.str(strs), factAt{doc: -1})
 	}
 	nt := d.count(8)
 	x.termID = make(map[string]int32, nt)
@@ -616,8 +616,8 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	if len(x.at) != x.facts {
-		return nil, fmt.Errorf("document mirror of %d facts lists %d", x.facts, len(x.at))
+	if x.at.len() != x.facts {
+		return nil, fmt.Errorf("document mirror of %d facts lists %d", x.facts, x.at.len())
 	}
 	return x, nil
 }
@@ -780,12 +780,12 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 			}
 		}
 		var none []string
-		for id, at := range d.at {
-			if at.doc < 0 {
+		for i, id := range d.at.ids {
+			if d.at.at[i].doc < 0 {
 				none = append(none, id)
 			}
 		}
-		slices.Sort(none) // a map's order: the file must not depend on it
+		slices.Sort(none) // as the file always had them
 		e.u32(uint32(len(none)))
 		for _, id := range none {
 			e.str(id)
