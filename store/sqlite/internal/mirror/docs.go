@@ -26,10 +26,10 @@ type docIndex struct {
 	created  int64
 	version  int64 // -1 until loaded
 	maxPK    int64
-	facts    int               // facts mirrored
-	at       factPlaces // fact id → its place
-	docs     []docEntry        // by slot, in the order first stored
-	slot     map[string]int32  // document id → slot
+	facts    int              // facts mirrored
+	at       factPlaces       // fact id → its place
+	docs     []docEntry       // by slot, in the order first stored
+	slot     map[string]int32 // document id → slot
 	termID   map[string]int32
 	postings [][]docPosting // by term id
 	totalLen int64          // words of all documents
