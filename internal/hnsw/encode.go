@@ -61,7 +61,8 @@ func pad4(n int) int { return (n + 3) &^ 3 }
 // them when n exceeds Len) to w. Those nodes must have been inserted;
 // links to later nodes, which insertions under way may be adding, are
 // left out, so the form read back is the graph of those n nodes alone.
-// WriteTo may run concurrently with Insert and Search, not with Grow.
+// WriteTo may run concurrently with Insert and Search; a Grow waits for
+// it (and the searches that come after that Grow wait too).
 func (g *Graph) WriteTo(w io.Writer, n int) (int64, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
