@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -998,4 +999,48 @@ func TestIndexFile_GraphCorrupt(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestIndexFile_GraphBackground checks that a mirror that stays open
+// writes the graph into the bank's index file once the graph has linked
+// every slot, though the file was written before it (without one).
+func TestIndexFile_GraphBackground(t *testing.T) {
+	defer func(d time.Duration) { saveDelay = d }(saveDelay)
+	saveDelay = 10 * time.Millisecond
+	const dim = 16
+	src := newFakeSource()
+	src.write("a", graphRows(17, 0, 700, dim)...)
+	dir := t.TempDir()
+	gate := make(chan struct{})
+	var once sync.Once
+	linked = func() { once.Do(func() { <-gate }) } // the build waits for the first file
+	t.Cleanup(func() { linked = nil })
+	m := graphMirror(src, dir)
+	defer m.Close()
+	if _, err := m.PKs(context.Background(), "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	graphLen := func() int64 {
+		f, err := os.Open(indexPath(dir, "a"))
+		if err != nil {
+			return -1
+		}
+		defer f.Close()
+		h, err := readHeader(f)
+		if err != nil {
+			return -1
+		}
+		return int64(h.graphLen)
+	}
+	wait := func(ok func(int64) bool, what string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !ok(graphLen()); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no index file %s (graph of %d bytes)", what, graphLen())
+			}
+		}
+	}
+	wait(func(n int64) bool { return n == 0 }, "without a graph while the graph builds")
+	close(gate)
+	wait(func(n int64) bool { return n > 0 }, "with the graph once it is linked")
 }
