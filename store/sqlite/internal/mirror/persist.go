@@ -498,7 +498,7 @@ func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
 				e.tags[j] = d.str(strs)
 			}
 		}
-		x.recordSlot(i)
+		x.recordNew(i)
 		x.setState(i)
 	}
 	x.live = n

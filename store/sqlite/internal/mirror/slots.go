@@ -75,6 +75,14 @@ func (s *slotTable) put(h uint64, slot int, eq func(slot int) bool, hashOf func(
 	s.n++
 }
 
+// putNew records slot under hash h for a key the table does not hold
+// (a load's keys are distinct), without looking for it first; the
+// table must have been sized for it (newSlotTable).
+func (s *slotTable) putNew(h uint64, slot int) {
+	s.place(h, frag(h)|uint64(slot+1))
+	s.n++
+}
+
 // place puts entry e of hash h in the first free place from its home.
 func (s *slotTable) place(h, e uint64) {
 	mask := len(s.t) - 1
@@ -156,6 +164,15 @@ func (x *bankIndex) forgetSlot(i int) {
 	pk, id := x.meta[i].pk, x.meta[i].id
 	x.pos.del(pkHash(pk), func(j int) bool { return x.meta[j].pk == pk }, x.pkHashOf)
 	x.byID.del(idHash(id), func(j int) bool { return x.meta[j].id == id }, x.idHashOf)
+}
+
+// recordNew records slot i, of a row and id not yet recorded, in tables
+// sized for it: a load from the index file, whose rows are distinct
+// (checked: in order) and so are its ids, as the index that wrote them
+// held them (were one repeated, a lookup would find one of its slots).
+func (x *bankIndex) recordNew(i int) {
+	x.pos.putNew(pkHash(x.meta[i].pk), i)
+	x.byID.putNew(idHash(x.meta[i].id), i)
 }
 
 // reindex records every live slot afresh, in tables sized for them.
