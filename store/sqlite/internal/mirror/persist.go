@@ -236,7 +236,7 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		return nil, fmt.Errorf("%w: torn (%d bytes)", errBadFile, st.Size())
 	}
 	// The checksum covers the header, the index section, the int8
-	// vectors and the float32 vectors' checksums; a float32 vector is
+	// vectors, the graph and the float32 vectors' checksums; a float32 vector is
 	// checked when it is read (exactVectors), so a load never reads the
 	// float32 section, the file's bulk.
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
