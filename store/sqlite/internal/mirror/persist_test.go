@@ -583,8 +583,8 @@ func TestIndexFile_Drop(t *testing.T) {
 }
 
 // BenchmarkIndexFile measures a bank's first load at 10k facts of 384
-// dimensions: from the rows (Rows) and from its index file (File), and
-// the file's write (Write).
+// dimensions: from the rows (Rows), from its index file (File), from its
+// index file with the graph (FileGraph), and the file's write (Write).
 //
 //	go test ./store/sqlite/internal/mirror -run X -bench IndexFile -benchmem
 func BenchmarkIndexFile(b *testing.B) {
@@ -614,6 +614,26 @@ func BenchmarkIndexFile(b *testing.B) {
 	}
 	b.Run("Rows", func(b *testing.B) { load(b, "") })
 	b.Run("File", func(b *testing.B) { load(b, dir) })
+	b.Run("FileGraph", func(b *testing.B) {
+		// The same bank with its graph (built once, written with the
+		// file): the load reads it instead of linking 10k nodes.
+		gdir := b.TempDir()
+		m := graphMirror(src, gdir)
+		if err := m.WaitIndexed(ctx, "a"); err != nil {
+			b.Fatal(err)
+		}
+		m.Close()
+		for b.Loop() {
+			m := graphMirror(src, gdir)
+			st, err := m.Stats(ctx, "a")
+			if err != nil || st.Linked != n {
+				b.Fatalf("graph of %d slots (%v), want %d from the file", st.Linked, err, n)
+			}
+			b.StopTimer()
+			m.Close() // writes nothing: the file holds the whole graph
+			b.StartTimer()
+		}
+	})
 	b.Run("Write", func(b *testing.B) {
 		m := persistMirror(src, "", false)
 		defer m.Close()
