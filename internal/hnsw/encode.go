@@ -10,7 +10,7 @@ import (
 	"unsafe"
 )
 
-// A graph's binary form, as [Graph.WriteTo] writes it and [Read] reads
+// A graph's binary form, as [Snapshot.WriteTo] writes it and [Read] reads
 // it (little-endian):
 //
 //	graphMagic, M, nodes, seed, entry, top level, copies
@@ -36,19 +36,102 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // errGraph is the error of bytes that are not a graph's binary form.
 var errGraph = errors.New("not an HNSW graph")
 
-// EncodedLen returns the length of the binary form of the graph's first
-// n nodes, as WriteTo writes it.
-func (g *Graph) EncodedLen(n int) int64 {
+// A Snapshot is the plan of a graph's binary form: which of its first
+// nodes it holds and under which ids. Make it with [Graph.Snapshot].
+type Snapshot struct {
+	g *Graph
+	n int // the graph's first n nodes are planned
+	// src is, by new id, the node whose level and links it takes;
+	// newID is, by node, its new id (-1: left out).
+	src    []uint32
+	newID  []int32
+	copies []copyPair // by new id
+	entry  int32
+	top    int
+}
+
+// Snapshot plans the binary form of the graph's first n nodes (all of
+// them when n exceeds Len), which must have been inserted. keep, when
+// not nil, gives each of them its id in the form or -1 to leave it out
+// (the ids kept must be 0, 1, 2… in node order): a caller that numbers
+// its vectors afresh without some drops their nodes and the links to
+// them, and a node left out that others copy hands its level and links
+// to its first copy kept. Links to later nodes, which insertions under
+// way may be adding, are left out too, so the form read back is the
+// graph of the nodes kept alone.
+func (g *Graph) Snapshot(n int, keep []int32) (*Snapshot, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	n = min(n, len(g.levels))
-	l := int64(graphHead) + int64(pad4(n)) + int64(n)*int64(g.m0+1)*4
+	s := &Snapshot{g: g, n: n, newID: make([]int32, n), entry: -1}
 	for i := range n {
-		switch lvl := g.levels[i]; lvl {
-		case 0:
-		case copyLevel:
-			l += 8
-		default:
+		id := int32(i)
+		if keep != nil {
+			if i >= len(keep) {
+				return nil, fmt.Errorf("keep has %d ids for %d nodes", len(keep), n)
+			}
+			id = keep[i]
+		}
+		if id >= 0 {
+			if int(id) != len(s.src) {
+				return nil, fmt.Errorf("node %d kept as %d, want %d", i, id, len(s.src))
+			}
+			s.src = append(s.src, uint32(i))
+		}
+		s.newID[i] = id
+	}
+	// A canonical node left out: its first copy kept takes its place.
+	for c, cs := range g.copies {
+		if int(c) >= n || s.newID[c] >= 0 {
+			continue
+		}
+		for _, d := range cs {
+			if int(d) < n && s.newID[d] >= 0 {
+				s.src[s.newID[d]] = c
+				s.newID[c] = s.newID[d]
+				break
+			}
+		}
+	}
+	for c, cs := range g.copies {
+		if int(c) >= n || s.newID[c] < 0 {
+			continue
+		}
+		for _, d := range cs {
+			if int(d) < n && s.newID[d] >= 0 && s.newID[d] != s.newID[c] {
+				s.copies = append(s.copies, copyPair{uint32(s.newID[c]), uint32(s.newID[d])})
+			}
+		}
+	}
+	slices.SortFunc(s.copies, func(a, b copyPair) int { return int(a.copy) - int(b.copy) })
+	g.epMu.Lock()
+	entry, top := g.entry, g.maxLevel
+	g.epMu.Unlock()
+	if entry >= 0 && int(entry) < n && s.newID[entry] >= 0 {
+		s.entry, s.top = s.newID[entry], top
+	} else {
+		// The entry is left out, or a later node became the top while
+		// inserting: the first node of the highest level kept.
+		for j, i := range s.src {
+			if l := g.levels[i]; l != copyLevel && (s.entry < 0 || int(l) > s.top) {
+				s.entry, s.top = int32(j), int(l)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Nodes returns the nodes the form holds.
+func (s *Snapshot) Nodes() int { return len(s.src) }
+
+// Len returns the length of the binary form, as WriteTo writes it.
+func (s *Snapshot) Len() int64 {
+	g, m := s.g, len(s.src)
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	l := int64(graphHead) + int64(pad4(m)) + int64(m)*int64(g.m0+1)*4 + int64(len(s.copies))*8
+	for _, i := range s.src {
+		if lvl := g.levels[i]; lvl != copyLevel {
 			l += int64(lvl) * int64(g.M+1) * 4
 		}
 	}
@@ -57,50 +140,22 @@ func (g *Graph) EncodedLen(n int) int64 {
 
 func pad4(n int) int { return (n + 3) &^ 3 }
 
-// WriteTo writes the binary form of the graph's first n nodes (all of
-// them when n exceeds Len) to w. Those nodes must have been inserted;
-// links to later nodes, which insertions under way may be adding, are
-// left out, so the form read back is the graph of those n nodes alone.
-// WriteTo may run concurrently with Insert and Search; a Grow waits for
-// it (and the searches that come after that Grow wait too).
-func (g *Graph) WriteTo(w io.Writer, n int) (int64, error) {
+// WriteTo writes the binary form to w. It may run concurrently with
+// Insert and Search; a Grow waits for it (and the searches that come
+// after that Grow wait too).
+func (s *Snapshot) WriteTo(w io.Writer) (int64, error) {
+	g, m := s.g, len(s.src)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	n = min(n, len(g.levels))
-	g.epMu.Lock()
-	entry, top := g.entry, g.maxLevel
-	g.epMu.Unlock()
-	if entry >= int32(n) {
-		// A later node became the top while inserting: the entry of the
-		// first n is their first node of the highest level.
-		entry, top = -1, 0
-		for i := range n {
-			if l := g.levels[i]; l != copyLevel && (entry < 0 || int(l) > top) {
-				entry, top = int32(i), int(l)
-			}
-		}
-	}
-	var copies []copyPair
-	for c, cs := range g.copies {
-		if int(c) >= n {
-			continue
-		}
-		for _, d := range cs {
-			if int(d) < n {
-				copies = append(copies, copyPair{c, d})
-			}
-		}
-	}
-	slices.SortFunc(copies, func(a, b copyPair) int { return int(a.copy) - int(b.copy) })
 	cw := &countWriter{w: w}
 	b := make([]byte, 0, 64<<10)
 	b = append(b, graphMagic...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(g.M))
-	b = binary.LittleEndian.AppendUint32(b, uint32(n))
+	b = binary.LittleEndian.AppendUint32(b, uint32(m))
 	b = binary.LittleEndian.AppendUint64(b, g.seed)
-	b = binary.LittleEndian.AppendUint32(b, uint32(entry))
-	b = binary.LittleEndian.AppendUint32(b, uint32(top))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(copies)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(s.entry))
+	b = binary.LittleEndian.AppendUint32(b, uint32(s.top))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(s.copies)))
 	flush := func(force bool) error {
 		if len(b) >= 60<<10 || (force && len(b) > 0) {
 			_, err := cw.Write(b)
@@ -109,18 +164,18 @@ func (g *Graph) WriteTo(w io.Writer, n int) (int64, error) {
 		}
 		return nil
 	}
-	for i := 0; i < n; i += 4096 {
-		b = append(b, g.levels[i:min(n, i+4096)]...)
+	for _, i := range s.src {
+		b = append(b, g.levels[i])
 		if err := flush(false); err != nil {
 			return cw.n, err
 		}
 	}
-	for range pad4(n) - n {
+	for range pad4(m) - m {
 		b = append(b, 0)
 	}
 	var list []uint32
 	// appendList appends node i's list on a layer, read under its lock,
-	// without the links to nodes from n on.
+	// in new ids, without the links to nodes left out.
 	appendList := func(i uint32, layer, size int) {
 		l := g.links(i, layer)
 		g.locks[i].Lock()
@@ -130,8 +185,8 @@ func (g *Graph) WriteTo(w io.Writer, n int) (int64, error) {
 		b = binary.LittleEndian.AppendUint32(b, 0)
 		kept := 0
 		for _, x := range list {
-			if int(x) < n {
-				b = binary.LittleEndian.AppendUint32(b, x)
+			if int(x) < s.n && s.newID[x] >= 0 {
+				b = binary.LittleEndian.AppendUint32(b, uint32(s.newID[x]))
 				kept++
 			}
 		}
@@ -140,25 +195,25 @@ func (g *Graph) WriteTo(w io.Writer, n int) (int64, error) {
 			b = binary.LittleEndian.AppendUint32(b, 0)
 		}
 	}
-	for i := range n {
-		appendList(uint32(i), 0, g.m0)
+	for _, i := range s.src {
+		appendList(i, 0, g.m0)
 		if err := flush(false); err != nil {
 			return cw.n, err
 		}
 	}
-	for i := range n {
+	for _, i := range s.src {
 		lvl := g.levels[i]
 		if lvl == copyLevel {
 			continue
 		}
 		for l := 1; l <= int(lvl); l++ {
-			appendList(uint32(i), l, g.M)
+			appendList(i, l, g.M)
 		}
 		if err := flush(false); err != nil {
 			return cw.n, err
 		}
 	}
-	for _, p := range copies {
+	for _, p := range s.copies {
 		b = binary.LittleEndian.AppendUint32(b, p.canonical)
 		b = binary.LittleEndian.AppendUint32(b, p.copy)
 		if err := flush(false); err != nil {

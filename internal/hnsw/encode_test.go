@@ -11,13 +11,24 @@ import (
 // length against EncodedLen.
 func encoded(t *testing.T, g *Graph, n int) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := g.WriteTo(&buf, n)
+	return encodedKeep(t, g, n, nil)
+}
+
+// encodedKeep returns g's binary form of its first n nodes, renumbered
+// by keep.
+func encodedKeep(t *testing.T, g *Graph, n int, keep []int32) []byte {
+	t.Helper()
+	snap, err := g.Snapshot(n, keep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := g.EncodedLen(n); w != want || int64(buf.Len()) != want {
-		t.Fatalf("WriteTo wrote %d bytes (buffer %d), EncodedLen says %d", w, buf.Len(), want)
+	var buf bytes.Buffer
+	w, err := snap.WriteTo(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := snap.Len(); w != want || int64(buf.Len()) != want {
+		t.Fatalf("WriteTo wrote %d bytes (buffer %d), Len says %d", w, buf.Len(), want)
 	}
 	return buf.Bytes()
 }
@@ -174,5 +185,59 @@ func TestReadInt8Vectors(t *testing.T) {
 	}
 	if _, err := ReadInt8Vectors(bytes.NewReader(buf.Bytes()[:buf.Len()-1]), 8, len(idx)); err == nil {
 		t.Error("a short read: no error")
+	}
+}
+
+// TestRead_Renumbered checks the form of a graph without some of its
+// nodes (every fifth, and canonical nodes whose copies stay) reads as a
+// graph of the nodes kept under their new ids, copies included, that
+// finds what an exact search over them finds.
+func TestRead_Renumbered(t *testing.T) {
+	n := 6_000
+	data := clustered(n, 48, 25)
+	r := rand.New(rand.NewPCG(8, 8))
+	for i := range data {
+		if i > 10 && r.IntN(100) < 10 {
+			data[i] = data[r.IntN(3)] // copies of nodes 0, 1 and 2
+		}
+	}
+	_, g := build(data, 2, 6)
+	keep := make([]int32, n)
+	var kept [][]float32
+	for i := range keep {
+		keep[i] = -1
+		if i%5 != 4 && i != 0 && i != 1 { // nodes 0 and 1 go, their copies stay
+			keep[i] = int32(len(kept))
+			kept = append(kept, data[i])
+		}
+	}
+	b := encodedKeep(t, g, n, keep)
+	v := NewInt8Vectors(48)
+	for _, x := range kept {
+		v.Append(x)
+	}
+	got, err := Read(bytes.NewReader(b), int64(len(b)), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Len() != len(kept) || got.Copies() == 0 {
+		t.Fatalf("read %d nodes with %d copies, want %d and the copies kept", got.Len(), got.Copies(), len(kept))
+	}
+	var sum float64
+	for range 200 {
+		q := randUnit(r, 48, data[r.IntN(n)], 0.5)
+		if r.IntN(4) == 0 {
+			q = randUnit(r, 48, data[r.IntN(2)], 0.5) // near a copied node left out
+		}
+		res, _ := got.Search(v.Query(q), 10, DefaultEfSearch, nil, 0)
+		sum += recallAt(res, exact(kept, q, 10, nil))
+	}
+	if rc := sum / 200; rc < 0.9 {
+		t.Errorf("recall@10 of the renumbered graph = %.3f, want ≥ 0.9", rc)
+	} else {
+		t.Logf("recall@10 = %.3f over %d of %d nodes", rc, len(kept), n)
+	}
+	if _, err := g.Snapshot(n, make([]int32, n)); err == nil {
+		t.Error("keep numbering every node 0: no error")
 	}
 }

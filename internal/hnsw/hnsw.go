@@ -8,7 +8,7 @@
 // A Graph is built in batches: [Graph.Grow] admits the next vectors of the
 // store as nodes (their levels drawn from the seed), then [Graph.Insert]
 // links each one, from any number of goroutines at once. Searches may run
-// concurrently with both. A graph's binary form ([Graph.WriteTo], [Read])
+// concurrently with both. A graph's binary form ([Graph.Snapshot], [Read])
 // lets a caller keep it, and read it back ready to search, without
 // relinking a node; where it is kept, and its checksum, are the caller's.
 package hnsw

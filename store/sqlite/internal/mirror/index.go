@@ -48,10 +48,6 @@ type bankIndex struct {
 	// pos finds a live fact's slot by its row, byID by its id.
 	pos, byID slotTable
 	live      int
-	// firstDead is the lowest dead slot (math.MaxInt: none): the graph
-	// the index file holds stops there, the file's slots being the live
-	// ones renumbered.
-	firstDead int
 	// inactive counts live slots whose status is not active (superseded,
 	// archived): while it is 0, no fact of the bank has a history.
 	inactive int
@@ -286,7 +282,7 @@ func internStatus(s memory.Status) memory.Status {
 
 // newBankIndex returns an empty index that reflects no version yet.
 func newBankIndex() *bankIndex {
-	x := &bankIndex{termID: map[string]int32{}, version: -1, fileVersion: -1, firstDead: math.MaxInt}
+	x := &bankIndex{termID: map[string]int32{}, version: -1, fileVersion: -1}
 	x.changed = sync.NewCond(&x.mu)
 	return x
 }
@@ -358,7 +354,6 @@ func (x *bankIndex) remove(pk int64) {
 	x.totalLen -= int64(e.length)
 	e.dead, e.hasVec, e.termN, e.tags = true, false, 0, nil
 	x.setState(i)
-	x.firstDead = min(x.firstDead, i)
 	x.live--
 }
 
@@ -422,7 +417,6 @@ func (x *bankIndex) compact() {
 		}
 		x.postings[t] = kept
 	}
-	x.firstDead = math.MaxInt
 	x.reindex()
 	x.resetANN()
 }
@@ -475,7 +469,7 @@ func (x *bankIndex) clear() {
 	x.dim, x.version, x.maxPK, x.totalLen = 0, -1, 0, 0
 	x.meta, x.state, x.length, x.terms, x.postings, x.df = nil, nil, nil, nil, nil, nil
 	x.pos, x.byID, x.termID = slotTable{}, slotTable{}, map[string]int32{}
-	x.live, x.inactive, x.open, x.firstDead = 0, 0, 0, math.MaxInt
+	x.live, x.inactive, x.open = 0, 0, 0
 	x.vecs, x.exact = nil, nil
 	x.fileVersion, x.sinceFile, x.fileGraph = -1, 0, 0
 }
@@ -486,7 +480,7 @@ func (x *bankIndex) clear() {
 func (x *bankIndex) adopt(y *bankIndex) {
 	x.dim, x.version, x.maxPK = y.dim, y.version, y.maxPK
 	x.meta, x.state, x.length, x.pos, x.byID = y.meta, y.state, y.length, y.pos, y.byID
-	x.live, x.inactive, x.open, x.firstDead = y.live, y.inactive, y.open, y.firstDead
+	x.live, x.inactive, x.open = y.live, y.inactive, y.open
 	x.vecs, x.exact = y.vecs, y.exact
 	x.termID, x.terms, x.postings, x.df, x.totalLen = y.termID, y.terms, y.postings, y.df, y.totalLen
 }

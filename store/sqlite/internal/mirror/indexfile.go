@@ -93,14 +93,14 @@ func (x *bankIndex) behind() bool {
 	return x.graphable()-x.fileGraph >= saveAfter(x.live)
 }
 
-// graphable returns how many of x's graph's nodes an index file written
-// now would hold: the slots it has linked up to the first dead one (the
-// file renumbers the slots after it). The caller holds x.mu.
+// graphable returns about how many of x's graph's nodes an index file
+// written now would hold: the slots it has linked, less the dead ones
+// (counted as if all were among them). The caller holds x.mu.
 func (x *bankIndex) graphable() int {
 	if x.ann == nil {
 		return 0
 	}
-	return min(int(x.ann.done.Load()), x.firstDead)
+	return max(0, int(x.ann.done.Load())-(len(x.meta)-x.live))
 }
 
 // saveDelay is how long a background write of an index file waits after

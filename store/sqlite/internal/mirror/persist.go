@@ -36,9 +36,10 @@ import (
 // fingerprint, the bank's creation time, version and last row, its id,
 // the lengths of the sections), the index section (strings, the
 // document mirror's offset, entries, tags, terms with their postings,
-// each slot's term ids, the document mirror), the int8 vectors (every slot's components, then every
-// scale), the HNSW graph of the
-// first slots (hnsw's binary form; absent below the graph's threshold),
+// each slot's term ids, the document mirror), the int8 vectors (every
+// slot's components, then every scale), the HNSW graph of the slots it
+// had linked (hnsw's binary form, renumbered as the file's slots; absent
+// below the graph's threshold),
 // the float32 section (one vector a slot, read with pread while the
 // index lives), the CRC-32C of each of those vectors, and a trailer:
 // the CRC-32C of the header, the index section, the int8 vectors, the
@@ -459,7 +460,7 @@ func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 // decodeFacts fills l.x from d, the index section's fact index; proto
 // gives the index's settings.
 func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
-	x := newBankIndex() // no dead slot: a file holds none
+	x := newBankIndex()
 	x.created, x.floatVectors, x.annThreshold, x.efSearch, x.spillDir, x.indexDir =
 		proto.created, proto.floatVectors, proto.annThreshold, proto.efSearch, proto.spillDir, proto.indexDir
 	n, dim := d.count(metaSize), int(d.u32())
@@ -655,10 +656,10 @@ type snapshotOf struct {
 	// slots are the live slots, whose float32 vectors follow the index
 	// section in this order.
 	slots []int
-	// graph, when not nil, is written for its first graphN nodes: the
-	// slots it has linked up to the first dead one, which are the file's
-	// slots too.
-	graph  *hnsw.Graph
+	// graph, when not nil, is the graph of the slots it has linked,
+	// without the dead ones and numbered as the file's slots; graphN is
+	// its nodes.
+	graph  *hnsw.Snapshot
 	graphN int
 }
 
@@ -818,9 +819,13 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	if dim > 0 {
 		s.h.tableLen = uint64(len(s.slots)) * 4
 	}
-	if n := x.graphable(); n > 0 {
-		s.graph, s.graphN = x.ann.g, n
-		s.h.graphLen = uint64(s.graph.EncodedLen(n))
+	if a := x.ann; a != nil {
+		if done := int(a.done.Load()); done > 0 {
+			// An error is a bug of the numbering: the file goes without.
+			if g, err := a.g.Snapshot(done, newSlot[:done]); err == nil && g.Nodes() > 0 {
+				s.graph, s.graphN, s.h.graphLen = g, g.Nodes(), uint64(g.Len())
+			}
+		}
 	}
 	return s
 }
@@ -884,7 +889,7 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 		crc = c.crc
 		if s.graph != nil {
 			c := &crcWriter{crc: crc}
-			n, err := s.graph.WriteTo(io.MultiWriter(w, c), s.graphN)
+			n, err := s.graph.WriteTo(io.MultiWriter(w, c))
 			if err != nil {
 				return fail(err)
 			}
