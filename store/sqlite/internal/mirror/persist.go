@@ -39,9 +39,9 @@ import (
 // each slot's term ids, the document mirror), the int8 vectors (every
 // slot's components, then every scale), the HNSW graph of the slots it
 // had linked (hnsw's binary form, renumbered as the file's slots; absent
-// below the graph's threshold),
-// the float32 section (one vector a slot, read with pread while the
-// index lives), the CRC-32C of each of those vectors, and a trailer:
+// below the graph's threshold), the float32 section (one vector a slot,
+// read with pread while the index lives), the CRC-32C of each of those
+// vectors, and a trailer:
 // the CRC-32C of the header, the index section, the int8 vectors, the
 // graph and the vectors' checksums, and fileEnd. A load reads all but
 // the float32 section, the file's bulk; a vector is checked when a
@@ -112,8 +112,8 @@ type fileHeader struct {
 	lastID string
 	bank   string
 	idxLen uint64
-	// qLen is the length of the int8 vectors, each with its scale,
-	// between the index section and the float32 section.
+	// qLen is the length of the int8 vectors and their scales, after
+	// the index section.
 	qLen uint64
 	// graphLen is the length of the graph, after the int8 vectors (0:
 	// none).
@@ -237,9 +237,9 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		return nil, fmt.Errorf("%w: torn (%d bytes)", errBadFile, st.Size())
 	}
 	// The checksum covers the header, the index section, the int8
-	// vectors, the graph and the float32 vectors' checksums; a float32 vector is
-	// checked when it is read (exactVectors), so a load never reads the
-	// float32 section, the file's bulk.
+	// vectors, the graph and the float32 vectors' checksums; a float32
+	// vector is checked when it is read (exactVectors), so a load never
+	// reads the float32 section, the file's bulk.
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
@@ -420,8 +420,8 @@ func (d *decoder) str(strs string) string {
 
 // decode fills l.x (and l.d) from the index section idx; proto gives the
 // index's settings. The document mirror, whose offset the section
-// gives, is decoded beside the fact index: each builds a map of every
-// fact, the bulk of a load.
+// gives, is decoded beside the fact index: each indexes every fact,
+// the bulk of a load.
 func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 	d := &decoder{b: idx}
 	// Every string of the file in one allocation; entries, tags, terms
