@@ -9,10 +9,10 @@ import (
 // the keys: an open-addressing table, linear probing, whose entries are
 // a slot and a fragment of its key's hash; a fragment that matches is
 // confirmed against the key the slot holds (the caller's eq). It holds no
-// pointer, so the GC never scans it, and fills a million entries in tens
-// of milliseconds: the Go maps it replaces cost about 0.3 s each to fill
-// at 1M facts, most of a load from the index file. The zero value is an
-// empty table.
+// pointer, so the GC never scans it, and it fills faster: in a profile of
+// a first recall at 1M facts, the two tables took 0.27 s to fill where
+// the two Go maps they replace took about 0.35 s each. The zero value is
+// an empty table.
 type slotTable struct {
 	t []uint64 // fragment<<32 | slot+1; 0: empty
 	n int
