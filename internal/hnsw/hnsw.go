@@ -8,7 +8,9 @@
 // A Graph is built in batches: [Graph.Grow] admits the next vectors of the
 // store as nodes (their levels drawn from the seed), then [Graph.Insert]
 // links each one, from any number of goroutines at once. Searches may run
-// concurrently with both.
+// concurrently with both. A graph's binary form ([Graph.Snapshot], [Read])
+// lets a caller keep it, and read it back ready to search, without
+// relinking a node; where it is kept, and its checksum, are the caller's.
 package hnsw
 
 import (
@@ -71,7 +73,11 @@ type Graph struct {
 	dedup     []uint32
 	dedupN    int
 	dedupSeed maphash.Seed
-	copies    map[uint32][]uint32 // canonical → its copies, in id order
+	// dedupStale: the table is not yet made for the nodes a graph
+	// read from its binary form ([Read]) holds; the first Grow makes
+	// it (its seed is this process's, so it cannot be stored).
+	dedupStale bool
+	copies     map[uint32][]uint32 // canonical → its copies, in id order
 
 	pool sync.Pool // *searcher
 }
@@ -132,8 +138,17 @@ func (g *Graph) Copies() int {
 }
 
 // Grow admits nodes up to n (exclusive), which must not exceed the
-// vectors stored; they become searchable once inserted.
+// vectors stored; they become searchable once inserted. Grow must not be
+// called from two goroutines at once.
 func (g *Graph) Grow(n int) {
+	if g.dedupStale && n > len(g.levels) {
+		// Outside mu: only Grow changes levels, and hashing every node
+		// of a large graph must not hold up the searches.
+		t, tn := g.dedupTable()
+		g.mu.Lock()
+		g.dedup, g.dedupN, g.dedupStale = t, tn, false
+		g.mu.Unlock()
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.m0 != 2*g.M {
@@ -206,13 +221,38 @@ func (g *Graph) canonical(i int) (uint32, bool) {
 }
 
 // dedupPut places canonical node c, of hash h, in the table.
-func (g *Graph) dedupPut(c uint32, h uint64) {
-	mask := uint64(len(g.dedup) - 1)
+func (g *Graph) dedupPut(c uint32, h uint64) { putDedup(g.dedup, c, h) }
+
+// putDedup places canonical node c, of hash h, in table t.
+func putDedup(t []uint32, c uint32, h uint64) {
+	mask := uint64(len(t) - 1)
 	j := h & mask
-	for g.dedup[j] != 0 {
+	for t[j] != 0 {
 		j = (j + 1) & mask
 	}
-	g.dedup[j] = c + 1
+	t[j] = c + 1
+}
+
+// dedupTable returns the table of the graph's canonical nodes and their
+// number, as Grow would have made it admitting them.
+func (g *Graph) dedupTable() ([]uint32, int) {
+	n := 0
+	for i, l := range g.levels {
+		if _, s := g.vecs.raw(i); l != copyLevel && s != 0 {
+			n++
+		}
+	}
+	size := 1024
+	for 2*(n+1) > size {
+		size *= 2
+	}
+	t := make([]uint32, size)
+	for i, l := range g.levels {
+		if _, s := g.vecs.raw(i); l != copyLevel && s != 0 {
+			putDedup(t, uint32(i), g.vecHash(i))
+		}
+	}
+	return t, n
 }
 
 // vecHash hashes node i's int8 components and scale.

@@ -1,9 +1,12 @@
 package hnsw
 
 import (
+	"encoding/binary"
+	"io"
 	"math"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // blockSize is the number of vectors per block of an [Int8Vectors]:
@@ -198,4 +201,73 @@ func (v *Int8Vectors) dotNodes(i, j int) float32 {
 func (v *Int8Vectors) Dot(q *Query, i int) float32 {
 	c, s := v.raw(i)
 	return float32(dotInt8(q.q, c)) * q.scale * s
+}
+
+// ReadInt8Vectors returns a store of the n vectors of dimension dim that
+// r holds as [Int8Vectors.WriteTo] writes them: every vector's int8
+// components, then every scale as a little-endian float32. They are read
+// straight into the store's blocks, without a copy in between.
+func ReadInt8Vectors(r io.Reader, dim, n int) (*Int8Vectors, error) {
+	v := NewInt8Vectors(dim)
+	bs := make([]*vecBlock, (n+blockSize-1)/blockSize)
+	for b := range bs {
+		k := min(blockSize, n-b*blockSize)
+		bs[b] = &vecBlock{data: make([]int8, blockSize*dim), scales: make([]float32, blockSize)}
+		data := bs[b].data[:k*dim]
+		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(data))), len(data))); err != nil {
+			return nil, err
+		}
+	}
+	for b := range bs {
+		k := min(blockSize, n-b*blockSize)
+		sc := bs[b].scales[:k]
+		if littleEndian {
+			if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(sc))), 4*k)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		p := make([]byte, 4*k)
+		if _, err := io.ReadFull(r, p); err != nil {
+			return nil, err
+		}
+		for i := range sc {
+			sc[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
+		}
+	}
+	v.blocks.Store(&bs)
+	v.n.Store(int64(n))
+	return v, nil
+}
+
+// WriteTo writes the vectors at the given indexes to w, in that order,
+// as ReadInt8Vectors reads them, and returns the bytes written.
+func (v *Int8Vectors) WriteTo(w io.Writer, indexes []int) (int64, error) {
+	var n int64
+	b := make([]byte, 0, 256<<10)
+	flush := func() error {
+		m, err := w.Write(b)
+		n += int64(m)
+		b = b[:0]
+		return err
+	}
+	for _, i := range indexes {
+		q, _ := v.raw(i)
+		b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(q))), len(q))...)
+		if len(b) > cap(b)-v.dim {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	for _, i := range indexes {
+		_, s := v.raw(i)
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
+		if len(b) > cap(b)-4 {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, flush()
 }

@@ -22,22 +22,37 @@ type annIndex struct {
 	done atomic.Int64 // slots [0, done) are linked
 	wake chan struct{}
 	stop chan struct{}
-	// stopped is closed when the builder has returned.
+	// stopped is closed when the builder has returned; started is set
+	// once it runs (a graph read from the index file waits for
+	// maybeBuild).
 	stopped chan struct{}
+	started bool
 	halt    atomic.Bool
+	// caughtUp, when not nil, is called by the builder each time it has
+	// linked every slot there was.
+	caughtUp func()
+}
+
+// newANN returns a graph over vecs whose first done slots are linked,
+// its builder not started.
+func newANN(g *hnsw.Graph, vecs *hnsw.Int8Vectors, done int) *annIndex {
+	a := &annIndex{g: g, vecs: vecs, wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
+	a.done.Store(int64(done))
+	return a
 }
 
 // maybeBuild starts the graph of a bank that reached the threshold, or
-// wakes its builder to link new slots. The caller holds x.mu.
-func (m *Mirror) maybeBuild(x *bankIndex) {
-	if x.ann != nil {
+// the builder of one read from the index file, or wakes its builder to
+// link new slots. The caller holds x.mu.
+func (m *Mirror) maybeBuild(bank string, x *bankIndex) {
+	if x.ann != nil && x.ann.started {
 		select {
 		case x.ann.wake <- struct{}{}:
 		default:
 		}
 		return
 	}
-	if x.vecs == nil || x.annThreshold <= 0 || x.live < x.annThreshold {
+	if x.ann == nil && (x.vecs == nil || x.annThreshold <= 0 || x.live < x.annThreshold) {
 		return
 	}
 	m.mu.Lock()
@@ -45,8 +60,19 @@ func (m *Mirror) maybeBuild(x *bankIndex) {
 	if m.closed {
 		return
 	}
-	a := &annIndex{g: hnsw.New(x.vecs, uint64(x.created)), vecs: x.vecs, wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
-	x.ann = a
+	if x.ann == nil {
+		x.ann = newANN(hnsw.New(x.vecs, uint64(x.created)), x.vecs, 0)
+	}
+	a := x.ann
+	a.started = true
+	a.caughtUp = func() {
+		// The graph the file lacks gets written (behind), once.
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if x.ann == a && x.behind() {
+			m.saveLater(bank, x)
+		}
+	}
 	workers := max(1, m.settings().IndexWorkers)
 	m.wg.Add(1)
 	go func() {
@@ -107,6 +133,9 @@ func (a *annIndex) build(closing <-chan struct{}, workers int) {
 				return
 			}
 			a.done.Store(int64(n))
+			if n == a.vecs.Len() && a.caughtUp != nil {
+				a.caughtUp()
+			}
 			continue
 		}
 		select {

@@ -26,10 +26,10 @@ type docIndex struct {
 	created  int64
 	version  int64 // -1 until loaded
 	maxPK    int64
-	facts    int               // facts mirrored
-	at       map[string]factAt // fact id → its place
-	docs     []docEntry        // by slot, in the order first stored
-	slot     map[string]int32  // document id → slot
+	facts    int              // facts mirrored
+	at       factPlaces       // fact id → its place
+	docs     []docEntry       // by slot, in the order first stored
+	slot     map[string]int32 // document id → slot
 	termID   map[string]int32
 	postings [][]docPosting // by term id
 	totalLen int64          // words of all documents
@@ -39,6 +39,44 @@ type docIndex struct {
 type factAt struct {
 	doc, pos int32
 }
+
+// factPlaces holds each fact's place by its id: the ids in the order
+// first set, their places, and a slotTable to find them (at 1M facts a
+// Go map took 0.4 s to fill from the index file).
+type factPlaces struct {
+	ids []string
+	at  []factAt
+	idx slotTable
+}
+
+// newFactPlaces returns factPlaces sized for n facts.
+func newFactPlaces(n int) factPlaces {
+	return factPlaces{ids: make([]string, 0, n), at: make([]factAt, 0, n), idx: newSlotTable(n)}
+}
+
+// get returns the place of fact id.
+func (p *factPlaces) get(id string) (factAt, bool) {
+	i, ok := p.idx.get(idHash(id), func(i int) bool { return p.ids[i] == id })
+	if !ok {
+		return factAt{}, false
+	}
+	return p.at[i], true
+}
+
+// set sets the place of fact id.
+func (p *factPlaces) set(id string, at factAt) {
+	h := idHash(id)
+	eq := func(i int) bool { return p.ids[i] == id }
+	if i, ok := p.idx.get(h, eq); ok {
+		p.at[i] = at
+		return
+	}
+	p.ids, p.at = append(p.ids, id), append(p.at, at)
+	p.idx.put(h, len(p.ids)-1, eq, func(i int) uint64 { return idHash(p.ids[i]) })
+}
+
+// len returns the number of facts placed.
+func (p *factPlaces) len() int { return len(p.ids) }
 
 // docEntry is one document: its id, its facts and its length.
 type docEntry struct {
@@ -64,7 +102,7 @@ func newDocIndex(created int64) *docIndex {
 // reset empties x for a load from scratch.
 func (x *docIndex) reset() {
 	x.version, x.maxPK, x.facts, x.totalLen = -1, 0, 0, 0
-	x.at, x.slot, x.termID = map[string]factAt{}, map[string]int32{}, map[string]int32{}
+	x.at, x.slot, x.termID = factPlaces{}, map[string]int32{}, map[string]int32{}
 	x.docs, x.postings = nil, nil
 }
 
@@ -85,7 +123,7 @@ func (x *docIndex) addCounted(pk int64, id, doc string, words []termCount, lengt
 	x.maxPK = max(x.maxPK, pk)
 	x.facts++
 	if doc == "" {
-		x.at[id] = factAt{doc: -1}
+		x.at.set(id, factAt{doc: -1})
 		return
 	}
 	d, ok := x.slot[doc]
@@ -95,7 +133,7 @@ func (x *docIndex) addCounted(pk int64, id, doc string, words []termCount, lengt
 		x.docs = append(x.docs, docEntry{id: doc})
 	}
 	e := &x.docs[d]
-	x.at[id] = factAt{doc: d, pos: int32(len(e.facts))}
+	x.at.set(id, factAt{doc: d, pos: int32(len(e.facts))})
 	e.facts = append(e.facts, id)
 	e.length += length
 	x.totalLen += int64(length)
@@ -254,7 +292,7 @@ func (m *Mirror) Neighbours(ctx context.Context, bank string, factIDs []string, 
 	radius = max(radius, 0)
 	out := make(map[string][]string, len(factIDs))
 	for _, id := range factIDs {
-		at, ok := x.at[id]
+		at, ok := x.at.get(id)
 		if !ok {
 			continue
 		}

@@ -45,9 +45,9 @@ type bankIndex struct {
 	state []uint8
 	// length is each slot's word count, for BM25's length norm.
 	length []int32
-	pos    map[int64]int // fact pk → slot
-	byID   map[string]int
-	live   int
+	// pos finds a live fact's slot by its row, byID by its id.
+	pos, byID slotTable
+	live      int
 	// inactive counts live slots whose status is not active (superseded,
 	// archived): while it is 0, no fact of the bank has a history.
 	inactive int
@@ -78,7 +78,9 @@ type bankIndex struct {
 	// file.
 	fileVersion int64
 	sinceFile   int
-	saving      bool
+	// fileGraph is the graph's nodes the index file holds (0: none).
+	fileGraph int
+	saving    bool
 	// saveTimer is a background write due (saveLater).
 	saveTimer *time.Timer
 
@@ -280,14 +282,14 @@ func internStatus(s memory.Status) memory.Status {
 
 // newBankIndex returns an empty index that reflects no version yet.
 func newBankIndex() *bankIndex {
-	x := &bankIndex{pos: map[int64]int{}, byID: map[string]int{}, termID: map[string]int32{}, version: -1, fileVersion: -1}
+	x := &bankIndex{termID: map[string]int32{}, version: -1, fileVersion: -1}
 	x.changed = sync.NewCond(&x.mu)
 	return x
 }
 
 // add indexes one fact.
 func (x *bankIndex) add(e *newEntry) {
-	if _, ok := x.pos[e.pk]; ok {
+	if _, ok := x.slotOfPK(e.pk); ok {
 		return
 	}
 	slot := int32(len(x.meta))
@@ -329,9 +331,8 @@ func (x *bankIndex) add(e *newEntry) {
 		x.terms = append(x.terms, id)
 	}
 	x.totalLen += int64(e.length)
-	x.pos[e.pk] = int(slot)
-	x.byID[e.id] = int(slot)
 	x.meta = append(x.meta, e.indexEntry)
+	x.recordSlot(int(slot))
 	x.setState(int(slot))
 	x.live++
 	if e.pk > x.maxPK {
@@ -341,10 +342,11 @@ func (x *bankIndex) add(e *newEntry) {
 
 // remove marks a fact's slot dead and takes it out of the statistics.
 func (x *bankIndex) remove(pk int64) {
-	i, ok := x.pos[pk]
+	i, ok := x.slotOfPK(pk)
 	if !ok {
 		return
 	}
+	x.forgetSlot(i)
 	e := &x.meta[i]
 	for _, t := range x.terms[e.termOff : e.termOff+e.termN] {
 		x.df[t]--
@@ -352,8 +354,6 @@ func (x *bankIndex) remove(pk int64) {
 	x.totalLen -= int64(e.length)
 	e.dead, e.hasVec, e.termN, e.tags = true, false, 0, nil
 	x.setState(i)
-	delete(x.pos, pk)
-	delete(x.byID, e.id)
 	x.live--
 }
 
@@ -383,8 +383,6 @@ func (x *bankIndex) compact() {
 		}
 		n := len(x.meta)
 		oldSlot[i] = int32(n)
-		x.pos[old[i].pk] = n
-		x.byID[old[i].id] = n
 		e := old[i]
 		e.termOff = uint32(len(x.terms))
 		x.terms = append(x.terms, oldTerms[old[i].termOff:old[i].termOff+old[i].termN]...)
@@ -419,6 +417,7 @@ func (x *bankIndex) compact() {
 		}
 		x.postings[t] = kept
 	}
+	x.reindex()
 	x.resetANN()
 }
 
@@ -433,7 +432,7 @@ func (x *bankIndex) apply(c *Change) {
 		x.add(&c.added[i])
 	}
 	for pk, st := range c.status {
-		if i, ok := x.pos[pk]; ok {
+		if i, ok := x.slotOfPK(pk); ok {
 			x.meta[i].status, x.meta[i].expiredAt = st.status, st.expiredAt
 			x.setState(i)
 		}
@@ -469,10 +468,10 @@ func (x *bankIndex) clear() {
 	}
 	x.dim, x.version, x.maxPK, x.totalLen = 0, -1, 0, 0
 	x.meta, x.state, x.length, x.terms, x.postings, x.df = nil, nil, nil, nil, nil, nil
-	x.pos, x.byID, x.termID = map[int64]int{}, map[string]int{}, map[string]int32{}
+	x.pos, x.byID, x.termID = slotTable{}, slotTable{}, map[string]int32{}
 	x.live, x.inactive, x.open = 0, 0, 0
 	x.vecs, x.exact = nil, nil
-	x.fileVersion, x.sinceFile = -1, 0
+	x.fileVersion, x.sinceFile, x.fileGraph = -1, 0, 0
 }
 
 // adopt takes y's contents, a whole index read from the bank's index

@@ -58,6 +58,11 @@ func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap S
 	}
 	x.adopt(l.x)
 	x.fileVersion, x.sinceFile = l.h.version, 0
+	if l.g != nil {
+		// Searched at once; maybeBuild starts linking the slots after it.
+		x.ann = newANN(l.g, x.vecs, l.g.Len())
+		x.fileGraph = l.g.Len()
+	}
 	if l.d == nil {
 		return
 	}
@@ -79,7 +84,23 @@ func (x *bankIndex) behind() bool {
 	if x.exact != nil && x.exact.bad.Load() {
 		return true // a vector of the file failed its checksum: replace it
 	}
-	return x.version > x.fileVersion && (x.fileVersion < 0 || x.sinceFile >= saveAfter(x.live))
+	if x.version > x.fileVersion && (x.fileVersion < 0 || x.sinceFile >= saveAfter(x.live)) {
+		return true
+	}
+	// The graph linked saveAfter slots the file does not hold: at 1M
+	// facts it took minutes, and a file without it makes the next
+	// process link it all again.
+	return x.graphable()-x.fileGraph >= saveAfter(x.live)
+}
+
+// graphable returns about how many of x's graph's nodes an index file
+// written now would hold: the slots it has linked, less the dead ones
+// (counted as if all were among them). The caller holds x.mu.
+func (x *bankIndex) graphable() int {
+	if x.ann == nil {
+		return 0
+	}
+	return max(0, int(x.ann.done.Load())-(len(x.meta)-x.live))
 }
 
 // saveDelay is how long a background write of an index file waits after
@@ -174,7 +195,10 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 	if s != nil {
 		f, err = s.write(x.indexDir, x, m.abandon.Load)
 	}
-	version, since := x.version, x.sinceFile
+	version, since, graphN := x.version, x.sinceFile, 0
+	if s != nil {
+		graphN = s.graphN
+	}
 	x.mu.RUnlock()
 	if s == nil || err != nil {
 		return
@@ -198,7 +222,7 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 		os.Remove(name)
 		return
 	}
-	x.fileVersion, x.sinceFile = version, x.sinceFile-since
+	x.fileVersion, x.sinceFile, x.fileGraph = version, x.sinceFile-since, graphN
 	if x.exact != nil {
 		x.exact.bad.Store(false) // the file just written is whole
 	}

@@ -85,7 +85,7 @@ func (m *Mirror) update(ctx context.Context, bank string, x *bankIndex, version 
 		// now rather than over the scavenger's minutes.
 		go debug.FreeOSMemory()
 	}
-	m.maybeBuild(x)
+	m.maybeBuild(bank, x)
 	if x.behind() {
 		m.saveLater(bank, x)
 	}
@@ -215,7 +215,7 @@ func (x *bankIndex) syncStatuses(ctx context.Context, snap Snapshot) error {
 		changed := map[int64]bool{}
 		err := snap.Changed(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
 			changed[pk] = true
-			if i, ok := x.pos[pk]; ok {
+			if i, ok := x.slotOfPK(pk); ok {
 				set(i, status, expiredAt)
 			}
 		})
@@ -233,7 +233,7 @@ func (x *bankIndex) syncStatuses(ctx context.Context, snap Snapshot) error {
 	foreign := false
 	err = snap.Statuses(ctx, x.maxPK, func(pk int64, status memory.Status, expiredAt int64) {
 		seen[pk] = true
-		if i, ok := x.pos[pk]; ok {
+		if i, ok := x.slotOfPK(pk); ok {
 			set(i, status, expiredAt)
 		} else {
 			foreign = true // rows only grow: x saw every row up to maxPK
@@ -245,9 +245,9 @@ func (x *bankIndex) syncStatuses(ctx context.Context, snap Snapshot) error {
 	if foreign {
 		return errForeign
 	}
-	for pk := range x.pos {
-		if !seen[pk] {
-			x.remove(pk)
+	for i := range x.meta {
+		if e := &x.meta[i]; !e.dead && !seen[e.pk] {
+			x.remove(e.pk)
 			x.sinceFile++
 		}
 	}

@@ -20,7 +20,7 @@ func (m *Mirror) PKs(ctx context.Context, bank string, ids []string) ([]int64, e
 	pks := make([]int64, 0, len(ids))
 	seen := make(map[int64]bool, len(ids))
 	for _, id := range ids {
-		slot, ok := x.byID[id]
+		slot, ok := x.slotOfID(id)
 		if !ok {
 			continue
 		}

@@ -276,7 +276,7 @@ func (m *Mirror) Apply(bank string, version int64, c *Change) {
 	}
 	x.apply(c)
 	x.version = version
-	m.maybeBuild(x)
+	m.maybeBuild(bank, x)
 	if x.behind() {
 		m.saveLater(bank, x)
 	}

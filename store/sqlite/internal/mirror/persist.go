@@ -9,14 +9,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/mnemo-ai/mnemo/internal/hnsw"
 	"github.com/mnemo-ai/mnemo/internal/lex"
@@ -36,31 +34,38 @@ import (
 //
 // Layout (little-endian): a header (fileMagic, format, flags,
 // fingerprint, the bank's creation time, version and last row, its id,
-// the lengths of the sections), the index section (strings, entries,
-// tags, terms with their postings, each slot's term ids, the int8
-// vectors and scales, the document mirror), the float32 section (one
-// vector a slot, read with pread while the index lives), the CRC-32C of
-// each of those vectors, and a trailer: the CRC-32C of the header, the
-// index section and the vectors' checksums, and fileEnd. A load reads
-// all but the float32 section, the file's bulk; a vector is checked when
-// a search reads it, and one that fails is read from the database
-// instead (Source.Embedding). Files are written to a temporary file in
+// the lengths of the sections), the index section (strings, the
+// document mirror's offset, entries, tags, terms with their postings,
+// each slot's term ids, the document mirror), the int8 vectors (every
+// slot's components, then every scale), the HNSW graph of the slots it
+// had linked (hnsw's binary form, renumbered as the file's slots; absent
+// below the graph's threshold), the float32 section (one vector a slot,
+// read with pread while the index lives), the CRC-32C of each of those
+// vectors, and a trailer:
+// the CRC-32C of the header, the index section, the int8 vectors, the
+// graph and the vectors' checksums, and fileEnd. A load reads all but
+// the float32 section, the file's bulk; a vector is checked when a
+// search reads it, and one that fails is read from the database instead
+// (Source.Embedding). The graph is searched at once; the slots after
+// its last are linked into it in the background, as in a graph built
+// in this process. Files are written to a temporary file in
 // the folder and renamed over the old one, so a reader sees a whole file
 // or the previous one; a crash leaves at worst a temporary file (removed
 // once stale) or one the lengths or checksums refuse.
 
 // Names and numbers of the index file.
 const (
-	fileMagic  = "MNEMOIX1"
-	fileEnd    = "MNEMOEND"
-	fileFormat = 1
+	fileMagic = "MNEMOIX1"
+	fileEnd   = "MNEMOEND"
+	// fileFormat 2 added the graph: a file of format 1 is rebuilt.
+	fileFormat = 2
 	// fileSuffix ends every bank's index file; temporary files end in
 	// fileSuffix + ".tmp-*".
 	fileSuffix = ".idx"
 	// trailerLen is the CRC and fileEnd.
 	trailerLen = 4 + len(fileEnd)
 	// headerFixed is the header before the bank id.
-	headerFixed = len(fileMagic) + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 8
+	headerFixed = len(fileMagic) + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 8
 )
 
 // flagDocs: the file holds the document mirror too.
@@ -107,9 +112,12 @@ type fileHeader struct {
 	lastID string
 	bank   string
 	idxLen uint64
-	// qLen is the length of the int8 vectors, each with its scale,
-	// between the index section and the float32 section.
-	qLen     uint64
+	// qLen is the length of the int8 vectors and their scales, after
+	// the index section.
+	qLen uint64
+	// graphLen is the length of the graph, after the int8 vectors (0:
+	// none).
+	graphLen uint64
 	floatLen uint64
 	// tableLen is the length of the vectors' checksums (4 bytes each).
 	tableLen  uint64
@@ -137,7 +145,7 @@ func readHeader(f *os.File) (fileHeader, error) {
 	h.format, h.flags, h.fingerprint = d.u32(), d.u32(), d.u64()
 	h.created, h.version, h.maxPK, h.lastPK = d.i64(), d.i64(), d.i64(), d.i64()
 	bankLen := d.u32()
-	h.idxLen, h.qLen, h.floatLen, h.tableLen = d.u64(), d.u64(), d.u64(), d.u64()
+	h.idxLen, h.qLen, h.graphLen, h.floatLen, h.tableLen = d.u64(), d.u64(), d.u64(), d.u64(), d.u64()
 	if h.format != fileFormat || bankLen > 1<<16 {
 		return h, errBadFile
 	}
@@ -175,6 +183,7 @@ func appendHeader(b []byte, h *fileHeader) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(h.bank)))
 	b = binary.LittleEndian.AppendUint64(b, h.idxLen)
 	b = binary.LittleEndian.AppendUint64(b, h.qLen)
+	b = binary.LittleEndian.AppendUint64(b, h.graphLen)
 	b = binary.LittleEndian.AppendUint64(b, h.floatLen)
 	b = binary.LittleEndian.AppendUint64(b, h.tableLen)
 	b = append(b, h.bank...)
@@ -183,11 +192,12 @@ func appendHeader(b []byte, h *fileHeader) []byte {
 }
 
 // loaded is an index file read and checked: the fact index and, when
-// the file has one, the document mirror, ready to install.
+// the file has them, its graph and the document mirror, ready to install.
 type loaded struct {
 	h fileHeader
 	x *bankIndex
-	d *docIndex // nil: the file holds no document mirror
+	g *hnsw.Graph // nil: the file holds no graph
+	d *docIndex   // nil: the file holds no document mirror
 }
 
 // readIndexFile reads the bank's index file at path as an index with
@@ -221,14 +231,15 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		return nil, fmt.Errorf("%w: of another bank", errBadFile)
 	case h.version > version:
 		return nil, fmt.Errorf("%w (version %d > %d)", errAhead, h.version, version)
-	case h.idxLen > uint64(st.Size()) || h.qLen > uint64(st.Size()) || h.floatLen > uint64(st.Size()) || h.tableLen > uint64(st.Size()) ||
-		h.headerLen+int64(h.idxLen+h.qLen+h.floatLen+h.tableLen)+int64(trailerLen) != st.Size():
+	case h.idxLen > uint64(st.Size()) || h.qLen > uint64(st.Size()) || h.graphLen > uint64(st.Size()) ||
+		h.floatLen > uint64(st.Size()) || h.tableLen > uint64(st.Size()) ||
+		h.headerLen+int64(h.idxLen+h.qLen+h.graphLen+h.floatLen+h.tableLen)+int64(trailerLen) != st.Size():
 		return nil, fmt.Errorf("%w: torn (%d bytes)", errBadFile, st.Size())
 	}
 	// The checksum covers the header, the index section, the int8
-	// vectors and the float32 vectors' checksums; a float32 vector is
-	// checked when it is read (exactVectors), so a load never reads the
-	// float32 section, the file's bulk.
+	// vectors, the graph and the float32 vectors' checksums; a float32
+	// vector is checked when it is read (exactVectors), so a load never
+	// reads the float32 section, the file's bulk.
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
@@ -251,29 +262,33 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		return nil, fmt.Errorf("%w: int8 vectors of %d bytes for %d slots", errBadFile, h.qLen, n)
 	}
 	if x.dim > 0 {
-		// Straight from the file into the index's blocks, a chunk at a
-		// time: no copy of the whole section in between.
-		x.vecs = hnsw.NewInt8Vectors(x.dim)
-		size := x.dim + 4
-		buf := make([]byte, size*max(1, (256<<10)/size))
-		for left := n; left > 0; {
-			k := min(left, len(buf)/size)
-			chunk := buf[:k*size]
-			if _, err := io.ReadFull(f, chunk); err != nil {
-				return nil, fmt.Errorf("%w: %v", errBadFile, err)
-			}
-			crc = crc32.Update(crc, castagnoli(), chunk)
-			for i := range k {
-				v := chunk[i*size : (i+1)*size]
-				// The bytes are the int8s (two's complement either way):
-				// read them as such rather than convert each.
-				q := unsafe.Slice((*int8)(unsafe.Pointer(&v[0])), x.dim)
-				x.vecs.AppendQuantized(q, math.Float32frombits(binary.LittleEndian.Uint32(v[x.dim:])))
-			}
-			left -= k
+		// Straight from the file into the index's blocks, checked as
+		// they come.
+		c := &crcWriter{crc: crc}
+		vecs, err := hnsw.ReadInt8Vectors(io.TeeReader(io.LimitReader(f, int64(h.qLen)), c), x.dim, n)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errBadFile, err)
 		}
+		x.vecs, crc = vecs, c.crc
 	}
-	floatOff := h.headerLen + int64(h.idxLen+h.qLen)
+	if h.graphLen > 0 {
+		if x.dim == 0 {
+			return nil, fmt.Errorf("%w: a graph without vectors", errBadFile)
+		}
+		// Straight from the file into the graph's arrays, checked as it
+		// goes; the trailer's checksum covers it.
+		c := &crcWriter{crc: crc}
+		r := io.TeeReader(io.LimitReader(f, int64(h.graphLen)), c)
+		g, err := hnsw.Read(r, int64(h.graphLen), x.vecs)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errBadFile, err)
+		}
+		if c.n != int64(h.graphLen) {
+			return nil, fmt.Errorf("%w: graph of %d bytes in %d", errBadFile, c.n, h.graphLen)
+		}
+		crc, l.g = c.crc, g
+	}
+	floatOff := h.headerLen + int64(h.idxLen+h.qLen+h.graphLen)
 	tail := make([]byte, h.tableLen+uint64(trailerLen))
 	if _, err := f.ReadAt(tail, floatOff+int64(h.floatLen)); err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadFile, err)
@@ -315,6 +330,18 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 	x.exact.base, x.exact.baseOff, x.exact.baseN, x.exact.baseSums = f, floatOff, n, sums
 	ok = true // f stays open: the vectors' base
 	return l, nil
+}
+
+// crcWriter keeps the CRC-32C of what is written to it.
+type crcWriter struct {
+	crc uint32
+	n   int64
+}
+
+func (c *crcWriter) Write(p []byte) (int, error) {
+	c.crc = crc32.Update(c.crc, castagnoli(), p)
+	c.n += int64(len(p))
+	return len(p), nil
 }
 
 // decoder reads the index section; the first overrun sets err and every
@@ -392,12 +419,47 @@ func (d *decoder) str(strs string) string {
 }
 
 // decode fills l.x (and l.d) from the index section idx; proto gives the
-// index's settings.
+// index's settings. The document mirror, whose offset the section
+// gives, is decoded beside the fact index: each indexes every fact,
+// the bulk of a load.
 func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 	d := &decoder{b: idx}
 	// Every string of the file in one allocation; entries, tags, terms
 	// and documents hold slices of it.
 	strs := string(d.bytes(int(d.u64())))
+	docsAt := d.u64()
+	if d.err != nil {
+		return d.err
+	}
+	rest := d.b[d.off:]
+	if docsAt > uint64(len(rest)) || (l.h.flags&flagDocs == 0 && docsAt != uint64(len(rest))) {
+		return fmt.Errorf("document mirror at %d of %d bytes", docsAt, len(rest))
+	}
+	var wg sync.WaitGroup
+	var derr error
+	if l.h.flags&flagDocs != 0 {
+		dd := &decoder{b: rest[docsAt:]}
+		wg.Go(func() {
+			var dx *docIndex
+			if dx, derr = decodeDocs(dd, strs, proto.created); derr != nil {
+				return
+			}
+			if dd.off != len(dd.b) {
+				derr = fmt.Errorf("%d bytes left after the document mirror", len(dd.b)-dd.off)
+				return
+			}
+			dx.version = l.h.version
+			l.d = dx
+		})
+	}
+	err := l.decodeFacts(&decoder{b: rest[:docsAt]}, strs, proto)
+	wg.Wait()
+	return errors.Join(err, derr)
+}
+
+// decodeFacts fills l.x from d, the index section's fact index; proto
+// gives the index's settings.
+func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
 	x := newBankIndex()
 	x.created, x.floatVectors, x.annThreshold, x.efSearch, x.spillDir, x.indexDir =
 		proto.created, proto.floatVectors, proto.annThreshold, proto.efSearch, proto.spillDir, proto.indexDir
@@ -408,7 +470,7 @@ func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 	}
 	x.meta = make([]indexEntry, n)
 	x.state, x.length = make([]uint8, n), make([]int32, n)
-	x.pos, x.byID = make(map[int64]int, n), make(map[string]int, n)
+	x.pos, x.byID = newSlotTable(n), newSlotTable(n)
 	for i := range x.meta {
 		e := &x.meta[i]
 		e.pk = d.i64()
@@ -437,8 +499,7 @@ func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 				e.tags[j] = d.str(strs)
 			}
 		}
-		x.pos[e.pk] = i
-		x.byID[e.id] = i
+		x.recordNew(i)
 		x.setState(i)
 	}
 	x.live = n
@@ -493,14 +554,6 @@ func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 	}
 	x.version = l.h.version
 	l.x = x
-	if l.h.flags&flagDocs != 0 {
-		dx, err := decodeDocs(d, strs, proto.created)
-		if err != nil {
-			return err
-		}
-		dx.version = l.h.version
-		l.d = dx
-	}
 	if d.off != len(d.b) {
 		return fmt.Errorf("%d bytes left after the index", len(d.b)-d.off)
 	}
@@ -520,7 +573,7 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 	nd := d.count(16)
 	x.docs = make([]docEntry, nd)
 	x.slot = make(map[string]int32, nd)
-	x.at = make(map[string]factAt, x.facts)
+	x.at = newFactPlaces(x.facts)
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -535,12 +588,12 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 		e.facts = make([]string, nf)
 		for j := range e.facts {
 			e.facts[j] = d.str(strs)
-			x.at[e.facts[j]] = factAt{doc: int32(i), pos: int32(j)}
+			x.at.set(e.facts[j], factAt{doc: int32(i), pos: int32(j)})
 		}
 		x.slot[e.id] = int32(i)
 	}
 	for range d.count(8) {
-		x.at[d.str(strs)] = factAt{doc: -1}
+		x.at.set(d.str(strs), factAt{doc: -1})
 	}
 	nt := d.count(8)
 	x.termID = make(map[string]int32, nt)
@@ -564,8 +617,8 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	if len(x.at) != x.facts {
-		return nil, fmt.Errorf("document mirror of %d facts lists %d", x.facts, len(x.at))
+	if x.at.len() != x.facts {
+		return nil, fmt.Errorf("document mirror of %d facts lists %d", x.facts, x.at.len())
 	}
 	return x, nil
 }
@@ -603,6 +656,11 @@ type snapshotOf struct {
 	// slots are the live slots, whose float32 vectors follow the index
 	// section in this order.
 	slots []int
+	// graph, when not nil, is the graph of the slots it has linked,
+	// without the dead ones and numbered as the file's slots; graphN is
+	// its nodes.
+	graph  *hnsw.Snapshot
+	graphN int
 }
 
 // encode returns x's live facts (and d's mirror, when d is not nil) as
@@ -706,6 +764,7 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 			e.u32(uint32(newTerm[t]))
 		}
 	}
+	docsAt := len(e.b)
 	if d != nil {
 		s.h.flags |= flagDocs
 		e.i64(d.maxPK)
@@ -722,12 +781,12 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 			}
 		}
 		var none []string
-		for id, at := range d.at {
-			if at.doc < 0 {
+		for i, id := range d.at.ids {
+			if d.at.at[i].doc < 0 {
 				none = append(none, id)
 			}
 		}
-		slices.Sort(none) // a map's order: the file must not depend on it
+		slices.Sort(none) // as the file always had them
 		e.u32(uint32(len(none)))
 		for _, id := range none {
 			e.str(id)
@@ -747,9 +806,10 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 		}
 	}
 	strs := e.strs.String()
-	body := make([]byte, 0, 8+len(strs)+len(e.b))
+	body := make([]byte, 0, 16+len(strs)+len(e.b))
 	body = binary.LittleEndian.AppendUint64(body, uint64(len(strs)))
 	body = append(body, strs...)
+	body = binary.LittleEndian.AppendUint64(body, uint64(docsAt))
 	s.body = append(body, e.b...)
 	s.h.idxLen = uint64(len(s.body))
 	if dim > 0 {
@@ -758,6 +818,14 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	s.h.floatLen = uint64(len(s.slots)) * uint64(dim) * 4
 	if dim > 0 {
 		s.h.tableLen = uint64(len(s.slots)) * 4
+	}
+	if a := x.ann; a != nil {
+		if done := int(a.done.Load()); done > 0 {
+			// An error is a bug of the numbering: the file goes without.
+			if g, err := a.g.Snapshot(done, newSlot[:done]); err == nil && g.Nodes() > 0 {
+				s.graph, s.graphN, s.h.graphLen = g, g.Nodes(), uint64(g.Len())
+			}
+		}
 	}
 	return s
 }
@@ -813,16 +881,22 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 	}
 	var table []byte
 	if x.dim > 0 {
-		// The int8 vectors as the index holds them, each with its scale.
-		b := make([]byte, 0, x.dim+4)
-		for _, i := range s.slots {
-			q, sc := x.vecs.Quantized(i)
-			b = append(b[:0], unsafe.Slice((*byte)(unsafe.Pointer(&q[0])), len(q))...)
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(sc))
-			crc = crc32.Update(crc, castagnoli(), b)
-			if _, err := w.Write(b); err != nil {
+		// The int8 vectors as the index holds them, then their scales.
+		c := &crcWriter{crc: crc}
+		if _, err := x.vecs.WriteTo(io.MultiWriter(w, c), s.slots); err != nil {
+			return fail(err)
+		}
+		crc = c.crc
+		if s.graph != nil {
+			c := &crcWriter{crc: crc}
+			n, err := s.graph.WriteTo(io.MultiWriter(w, c))
+			if err != nil {
 				return fail(err)
 			}
+			if uint64(n) != s.h.graphLen {
+				return fail(fmt.Errorf("graph of %d bytes, %d expected", n, s.h.graphLen))
+			}
+			crc = c.crc
 		}
 		// The live slots' vectors, read from the spill file in runs of
 		// consecutive slots, each with its checksum.

@@ -2,12 +2,16 @@ package mirror
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -580,8 +584,8 @@ func TestIndexFile_Drop(t *testing.T) {
 }
 
 // BenchmarkIndexFile measures a bank's first load at 10k facts of 384
-// dimensions: from the rows (Rows) and from its index file (File), and
-// the file's write (Write).
+// dimensions: from the rows (Rows), from its index file (File), from its
+// index file with the graph (FileGraph), and the file's write (Write).
 //
 //	go test ./store/sqlite/internal/mirror -run X -bench IndexFile -benchmem
 func BenchmarkIndexFile(b *testing.B) {
@@ -611,6 +615,26 @@ func BenchmarkIndexFile(b *testing.B) {
 	}
 	b.Run("Rows", func(b *testing.B) { load(b, "") })
 	b.Run("File", func(b *testing.B) { load(b, dir) })
+	b.Run("FileGraph", func(b *testing.B) {
+		// The same bank with its graph (built once, written with the
+		// file): the load reads it instead of linking 10k nodes.
+		gdir := b.TempDir()
+		m := graphMirror(src, gdir)
+		if err := m.WaitIndexed(ctx, "a"); err != nil {
+			b.Fatal(err)
+		}
+		m.Close()
+		for b.Loop() {
+			m := graphMirror(src, gdir)
+			st, err := m.Stats(ctx, "a")
+			if err != nil || st.Linked != n {
+				b.Fatalf("graph of %d slots (%v), want %d from the file", st.Linked, err, n)
+			}
+			b.StopTimer()
+			m.Close() // writes nothing: the file holds the whole graph
+			b.StartTimer()
+		}
+	})
 	b.Run("Write", func(b *testing.B) {
 		m := persistMirror(src, "", false)
 		defer m.Close()
@@ -724,4 +748,395 @@ func TestIndexFile_Background(t *testing.T) {
 	v, c := src.write("a", persistRows(9999, 5000, 1, dim)...)
 	m.Apply("a", v, c)
 	wait(v)
+}
+
+// graphMirror returns a mirror of src with its index files in dir ("":
+// none) that builds a graph from 50 vectors, with one builder, so a
+// bank's graph is the same however it is built.
+func graphMirror(src Source, dir string) *Mirror {
+	return New(src, func() Settings {
+		return Settings{ANNThreshold: 50, IndexWorkers: 1, SpillDir: os.TempDir(), IndexDir: dir, IndexTag: "test-schema"}
+	})
+}
+
+// graphAnswers loads bank, waits for its graph and returns answers.
+func graphAnswers(t *testing.T, m *Mirror, bank string, dim int) []any {
+	t.Helper()
+	if err := m.WaitIndexed(context.Background(), bank); err != nil {
+		t.Fatal(err)
+	}
+	return answers(t, m, bank, dim)
+}
+
+// graphRows returns persistRows with every ninth vector a copy of the
+// first, so the graph holds copies too.
+func graphRows(seed uint64, from, n, dim int) []Row {
+	rows := persistRows(seed, from, n, dim)
+	for i := range rows {
+		if (from+i)%9 == 4 {
+			rows[i].Embedding = rows[0].Embedding
+		}
+	}
+	return rows
+}
+
+// countLinked counts the nodes graph builders link until the test ends.
+func countLinked(t *testing.T) *atomic.Int64 {
+	var n atomic.Int64
+	linked = func() { n.Add(1) }
+	t.Cleanup(func() { linked = nil })
+	return &n
+}
+
+// fileHeaderOf reads the header of the bank's index file in dir.
+func fileHeaderOf(t *testing.T, dir, bank string) fileHeader {
+	t.Helper()
+	f, err := os.Open(indexPath(dir, bank))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := readHeader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestIndexFile_Graph checks that a bank's graph is written with its
+// index file and searched from it at once, without linking a node, with
+// the answers of a graph built from the rows; and that a file behind
+// the database gets the facts added since linked into its graph, which
+// then answers as one built from all the rows.
+func TestIndexFile_Graph(t *testing.T) {
+	const dim = 24
+	ctx := context.Background()
+	src := newFakeSource()
+	src.write("a", graphRows(12, 0, 700, dim)...)
+	dir := t.TempDir()
+	m := graphMirror(src, dir)
+	want := graphAnswers(t, m, "a", dim)
+	m.Close()
+	h := fileHeaderOf(t, dir, "a")
+	if h.graphLen == 0 {
+		t.Fatal("the index file holds no graph")
+	}
+
+	n := countLinked(t)
+	cs := &countingSource{Source: src}
+	m = graphMirror(cs, dir)
+	st, err := m.Stats(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Linked != 700 {
+		t.Errorf("graph covers %d slots at the first search, want the file's 700", st.Linked)
+	}
+	got := graphAnswers(t, m, "a", dim)
+	m.Close()
+	if cs.rows != 0 || n.Load() != 0 {
+		t.Errorf("load from the file read %d rows and linked %d nodes, want none", cs.rows, n.Load())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("answers from the file's graph differ from a graph built from the rows:\n got %v\nwant %v", got, want)
+	}
+
+	// Another process writes 60 facts: the next load links only them.
+	src.add("a", graphRows(13, 700, 60, dim)...)
+	m = graphMirror(src, "")
+	want = graphAnswers(t, m, "a", dim)
+	m.Close()
+	n.Store(0)
+	m = graphMirror(src, dir)
+	got = graphAnswers(t, m, "a", dim)
+	if st, err := m.Stats(ctx, "a"); err != nil || st.Linked != 760 {
+		t.Errorf("graph covers %d slots (%v), want 760", st.Linked, err)
+	}
+	m.Close()
+	if n.Load() != 60 {
+		t.Errorf("linked %d nodes into the file's graph, want the 60 added", n.Load())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("answers of the file's graph grown by the new facts differ from one built from the rows:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestIndexFile_GraphRecall checks the graph read from the file finds
+// what an exact search finds, and goes on doing so with new vectors.
+func TestIndexFile_GraphRecall(t *testing.T) {
+	const dim = 32
+	ctx := context.Background()
+	src := newFakeSource()
+	src.write("a", graphRows(14, 0, 3000, dim)...)
+	dir := t.TempDir()
+	m := graphMirror(src, dir)
+	graphAnswers(t, m, "a", dim)
+	m.Close()
+	src.add("a", graphRows(15, 3000, 600, dim)...)
+	m = graphMirror(src, dir)
+	defer m.Close()
+	graphAnswers(t, m, "a", dim)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var sum float64
+	const queries = 100
+	for range queries {
+		q := unitVector(rng, dim)
+		got, err := m.SearchVector(ctx, "a", q, 10, memory.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, err := m.SearchVectorExact(ctx, "a", q, 10, memory.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := hitIDs(exact)
+		for _, h := range got {
+			if slices.Contains(ids, h.ID) {
+				sum += 0.1
+			}
+		}
+	}
+	if r := sum / queries; r < 0.95 {
+		t.Errorf("recall@10 of the file's graph grown by 600 vectors = %.3f, want ≥ 0.95", r)
+	}
+}
+
+// TestIndexFile_GraphCorrupt checks that an index file with a graph that
+// is torn at any section, has a byte flipped in its graph, or is ahead
+// of the database is never trusted: the answers are those of a graph
+// built from the rows, and a bad file is replaced by a good one.
+func TestIndexFile_GraphCorrupt(t *testing.T) {
+	const dim = 16
+	src := newFakeSource()
+	src.write("a", graphRows(16, 0, 600, dim)...)
+	dir := t.TempDir()
+	m := graphMirror(src, dir)
+	want := graphAnswers(t, m, "a", dim)
+	m.Close()
+	path := indexPath(dir, "a")
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := fileHeaderOf(t, dir, "a")
+	idxAt := int(h.headerLen)
+	qAt := idxAt + int(h.idxLen)
+	graphAt := qAt + int(h.qLen)
+	floatAt := graphAt + int(h.graphLen)
+	tableAt := floatAt + int(h.floatLen)
+	endAt := tableAt + int(h.tableLen)
+	if h.graphLen == 0 || endAt+trailerLen != len(good) {
+		t.Fatalf("graph of %d bytes, sections end at %d of %d", h.graphLen, endAt+trailerLen, len(good))
+	}
+	type damage struct {
+		name string
+		file func([]byte) []byte
+	}
+	var cases []damage
+	for _, s := range []struct {
+		name     string
+		from, to int
+	}{{"Header", 0, idxAt}, {"Index", idxAt, qAt}, {"Int8", qAt, graphAt}, {"Graph", graphAt, floatAt},
+		{"Float", floatAt, tableAt}, {"Checksums", tableAt, endAt}, {"Trailer", endAt, len(good)}} {
+		for _, at := range []int{s.from, (s.from + s.to) / 2, s.to - 1} {
+			cases = append(cases, damage{fmt.Sprintf("Truncated%s@%d", s.name, at), func(b []byte) []byte { return b[:at] }})
+		}
+	}
+	for _, at := range []int{graphAt, graphAt + 9, graphAt + 30, graphAt + 40, (graphAt + floatAt) / 2, floatAt - 5} {
+		cases = append(cases, damage{fmt.Sprintf("FlippedGraph@%d", at), func(b []byte) []byte {
+			b = slices.Clone(b)
+			b[at] ^= 0x04
+			return b
+		}})
+	}
+	cases = append(cases, damage{"GraphLength", func(b []byte) []byte {
+		// A graph a few bytes longer in the header, the float32 vectors
+		// that much shorter: the lengths still add up.
+		b = slices.Clone(b)
+		at := len(fileMagic) + 4 + 4 + 8 + 8*4 + 4 + 8 + 8
+		binary.LittleEndian.PutUint64(b[at:], h.graphLen+8)
+		binary.LittleEndian.PutUint64(b[at+8:], h.floatLen-8)
+		return b
+	}})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(path, c.file(good), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cs := &countingSource{Source: src}
+			m := graphMirror(cs, dir)
+			got := graphAnswers(t, m, "a", dim)
+			m.Close()
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("answers with a bad file differ from a graph built from the rows:\n got %v\nwant %v", got, want)
+			}
+			if cs.rows != 600 {
+				t.Errorf("read %d rows, want all 600", cs.rows)
+			}
+			if b, err := os.ReadFile(path); err != nil || !slices.Equal(b, good) {
+				t.Errorf("the bad file was not replaced by a good one (%v)", err)
+			}
+		})
+	}
+	t.Run("Ahead", func(t *testing.T) {
+		// The file is newer than the database (put back from a backup):
+		// its graph is not used either.
+		ahead := newFakeSource()
+		ahead.write("a", graphRows(16, 0, 600, dim)...)
+		ahead.banks["a"].version = 0
+		if err := os.WriteFile(path, good, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cs := &countingSource{Source: ahead}
+		m := graphMirror(cs, dir)
+		got := graphAnswers(t, m, "a", dim)
+		m.Close()
+		if cs.rows != 600 || !reflect.DeepEqual(got, want) {
+			t.Errorf("read %d rows (want 600); answers equal a graph built from the rows: %v", cs.rows, reflect.DeepEqual(got, want))
+		}
+	})
+	t.Run("Deleted", func(t *testing.T) {
+		// Facts deleted since the file: the graph read is the file's,
+		// the answers those of the rows left.
+		if err := os.WriteFile(path, good, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		del := newFakeSource()
+		del.write("a", graphRows(16, 0, 600, dim)...)
+		del.banks["a"].created = src.banks["a"].created
+		del.remove("a", "f100")
+		del.remove("a", "f598")
+		del.banks["a"].version = src.banks["a"].version + 2
+		m := graphMirror(del, dir)
+		got := graphAnswers(t, m, "a", dim)
+		m.Close()
+		for _, hs := range got {
+			if hits, ok := hs.([]memory.Hit); ok {
+				for _, h := range hits {
+					if h.ID == "f100" || h.ID == "f598" {
+						t.Fatalf("a deleted fact found: %v", hits)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestIndexFile_GraphBackground checks that a mirror that stays open
+// writes the graph into the bank's index file once the graph has linked
+// every slot, though the file was written before it (without one).
+func TestIndexFile_GraphBackground(t *testing.T) {
+	defer func(d time.Duration) { saveDelay = d }(saveDelay)
+	saveDelay = 10 * time.Millisecond
+	const dim = 16
+	src := newFakeSource()
+	src.write("a", graphRows(17, 0, 700, dim)...)
+	dir := t.TempDir()
+	gate := make(chan struct{})
+	var once sync.Once
+	linked = func() { once.Do(func() { <-gate }) } // the build waits for the first file
+	t.Cleanup(func() { linked = nil })
+	m := graphMirror(src, dir)
+	defer m.Close()
+	if _, err := m.PKs(context.Background(), "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	graphLen := func() int64 {
+		f, err := os.Open(indexPath(dir, "a"))
+		if err != nil {
+			return -1
+		}
+		defer f.Close()
+		h, err := readHeader(f)
+		if err != nil {
+			return -1
+		}
+		return int64(h.graphLen)
+	}
+	wait := func(ok func(int64) bool, what string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !ok(graphLen()); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no index file %s (graph of %d bytes)", what, graphLen())
+			}
+		}
+	}
+	wait(func(n int64) bool { return n == 0 }, "without a graph while the graph builds")
+	close(gate)
+	wait(func(n int64) bool { return n > 0 }, "with the graph once it is linked")
+}
+
+// TestIndexFile_GraphDeleted checks that a graph with dead slots (facts
+// deleted after it linked them, the first of them a node others copy)
+// is written renumbered as the file's slots: the next load searches it
+// whole at once, without linking a node, never finds a deleted fact and
+// finds what an exact search finds.
+func TestIndexFile_GraphDeleted(t *testing.T) {
+	const dim = 24
+	ctx := context.Background()
+	src := newFakeSource()
+	src.write("a", graphRows(18, 0, 900, dim)...)
+	dir := t.TempDir()
+	m := graphMirror(src, dir)
+	graphAnswers(t, m, "a", dim)
+	// f0's vector is copied by every ninth; the last row stays (the
+	// fake's rows would look put back from a backup without it).
+	gone := []string{"f0", "f3", "f4", "f100", "f500", "f700"}
+	for _, id := range gone {
+		src.remove("a", id)
+	}
+	graphAnswers(t, m, "a", dim) // the deletions reach the index as dead slots
+	m.Close()
+
+	n := countLinked(t)
+	m = graphMirror(src, dir)
+	defer m.Close()
+	st, err := m.Stats(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 900 - len(gone); st.Linked != want || st.Slots != want {
+		t.Errorf("graph covers %d of %d slots at the first search, want all %d", st.Linked, st.Slots, want)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	var sum float64
+	const queries = 100
+	for j := range queries {
+		q := unitVector(rng, dim)
+		if j%4 == 0 {
+			q = rowVector(graphRows(18, 0, 1, dim)[0]) // f0's vector, copied by others
+		}
+		got, err := m.SearchVector(ctx, "a", q, 10, memory.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, err := m.SearchVectorExact(ctx, "a", q, 10, memory.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := hitIDs(exact)
+		for _, h := range got {
+			if slices.Contains(gone, h.ID) {
+				t.Fatalf("deleted fact %s found", h.ID)
+			}
+			if slices.Contains(ids, h.ID) {
+				sum += 0.1
+			}
+		}
+	}
+	if n.Load() != 0 {
+		t.Errorf("linked %d nodes, want none: the file's graph holds every live slot", n.Load())
+	}
+	if r := sum / queries; r < 0.9 {
+		t.Errorf("recall@10 of the renumbered graph = %.3f, want ≥ 0.9", r)
+	}
+}
+
+// rowVector returns r's embedding as float32s.
+func rowVector(r Row) []float32 {
+	v := make([]float32, len(r.Embedding)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(r.Embedding[4*i:]))
+	}
+	return v
 }
