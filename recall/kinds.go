@@ -6,8 +6,10 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mnemo-ai/mnemo/internal/lex"
+	"github.com/mnemo-ai/mnemo/internal/wordnet"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -176,9 +178,15 @@ func (c *stemCache) of(l []string) *stemmedList {
 	if s != nil && slices.Equal(s.words, l) {
 		return s
 	}
+	kindVocab.once.Do(func() { go buildKindVocab() })
+	vocab := kindVocab.stems.Load()
 	s = &stemmedList{words: slices.Clone(l), off: make([]int32, 1, len(l)+1), all: make([]string, 0, len(l))}
 	for _, w := range l {
-		s.all = lex.AppendTerms(s.all, w)
+		if st, ok := (*vocab)[w]; ok {
+			s.all = append(s.all, st)
+		} else {
+			s.all = lex.AppendTerms(s.all, w)
+		}
 		s.off = append(s.off, int32(len(s.all)))
 	}
 	c.mu.Lock()
@@ -192,6 +200,55 @@ func (c *stemCache) of(l []string) *stemmedList {
 	c.lists[key] = s
 	c.words += len(l)
 	return s
+}
+
+// kindVocab holds the stem of every plain single-word noun of WordNet
+// (the words kind lists are made of), as lex.AppendTerms gives it, made
+// once per process in the background once a first question asks for a
+// kind: a kind list met for the first time then costs a lookup per word
+// instead of a stemming (about 1 µs a word; "what causes…" lists 11,000
+// words), which made the first question of each kind ten times slower
+// than the next. Until it is made, and for any other word, stemming
+// answers; the stems are the same either way.
+var kindVocab struct {
+	once  sync.Once
+	stems atomic.Pointer[map[string]string]
+}
+
+func init() { kindVocab.stems.Store(&map[string]string{}) }
+
+// buildKindVocab makes kindVocab's stems.
+func buildKindVocab() {
+	lx, err := wordnet.Nouns()
+	if err != nil {
+		return
+	}
+	m := make(map[string]string, lx.Lemmas())
+	var buf []string
+	for i := range lx.Lemmas() {
+		w := lx.LemmaAt(i)
+		if !plainWord(w) || lex.IsStopword(w) {
+			continue
+		}
+		if buf = lex.AppendTerms(buf[:0], w); len(buf) == 1 {
+			if buf[0] == w {
+				m[w] = w // the lexicon's own string: no copy
+			} else {
+				m[w] = buf[0]
+			}
+		}
+	}
+	kindVocab.stems.Store(&m)
+}
+
+// plainWord reports whether w is lower-case ASCII letters and digits.
+func plainWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // mergeKinds adds the hits of the kind search to the keyword hits (best

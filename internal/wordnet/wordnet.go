@@ -68,6 +68,9 @@ func (lx *Lexicon) Lemmas() int { return len(lx.off) - 1 }
 
 func (lx *Lexicon) lemma(i int32) string { return lx.text[lx.off[i]:lx.off[i+1]] }
 
+// LemmaAt returns lemma i of Lemmas(), in sorted order.
+func (lx *Lexicon) LemmaAt(i int) string { return lx.lemma(int32(i)) }
+
 // find returns the index of lemma w, or -1.
 func (lx *Lexicon) find(w string) int32 {
 	n := lx.Lemmas()
@@ -129,30 +132,31 @@ func (lx *Lexicon) Hyponyms(lemma string, limit int) []string {
 		return nil
 	}
 	senses := lx.sense[lx.senseAt[i]:lx.senseAt[i+1]]
-	own := map[int32]bool{}
+	// Sets of lemmas and synsets as bits: a closure of thousands of
+	// kinds ("event": 16,000) sets that many, which maps paid for.
+	own, have := newBits(lx.Lemmas()), newBits(lx.Lemmas())
 	for _, s := range senses {
 		for _, w := range lx.word[lx.wordAt[s]:lx.wordAt[s+1]] {
-			own[w] = true
+			own.set(w)
 		}
 	}
-	seen := map[int32]bool{}
-	have := map[int32]bool{}
+	seen := newBits(len(lx.wordAt) - 1)
 	var queue []int32 // breadth first: nearer kinds first
 	for _, s := range senses {
-		seen[s] = true
+		seen.set(s)
 		queue = append(queue, lx.hypo[lx.hypoAt[s]:lx.hypoAt[s+1]]...)
 	}
 	var out []string
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		if seen[s] {
+		if seen.has(s) {
 			continue
 		}
-		seen[s] = true
+		seen.set(s)
 		for _, w := range lx.word[lx.wordAt[s]:lx.wordAt[s+1]] {
-			if !own[w] && !have[w] {
-				have[w] = true
+			if !own.has(w) && !have.has(w) {
+				have.set(w)
 				out = append(out, lx.lemma(w))
 				if limit > 0 && len(out) >= limit {
 					return out
@@ -163,6 +167,13 @@ func (lx *Lexicon) Hyponyms(lemma string, limit int) []string {
 	}
 	return out
 }
+
+// bits is a set of small non-negative integers.
+type bits []uint64
+
+func newBits(n int) bits        { return make(bits, (n+63)/64) }
+func (b bits) set(i int32)      { b[i>>6] |= 1 << (i & 63) }
+func (b bits) has(i int32) bool { return b[i>>6]&(1<<(i&63)) != 0 }
 
 // ParseDict reads WordNet's noun files (index.noun, data.noun, noun.exc)
 // from dir, as Debian's wordnet-base installs them in /usr/share/wordnet.
