@@ -69,6 +69,13 @@ type Config struct {
 	// AccessFlush is how often recall's access records are written; 0
 	// means DefaultAccessFlush, negative disables access recording.
 	AccessFlush time.Duration
+	// WarmRecall prepares in the background, at Open, what the read path
+	// otherwise makes on a first use and keeps for the process: the
+	// stems of WordNet's nouns that questions asking for kinds search by
+	// (recall.WarmKinds). For a long-lived process (a server), whose
+	// first questions are then as fast as the rest; a one-shot command
+	// leaves it off.
+	WarmRecall bool
 
 	// JobPoll is how often the background worker looks for queued jobs
 	// (retain --async); 0 means DefaultJobPoll, negative runs no worker
@@ -130,6 +137,9 @@ type Engine struct {
 
 // Open opens the store named by cfg and returns a ready Engine.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.WarmRecall {
+		recall.WarmKinds()
+	}
 	now := cfg.Now
 	if now == nil {
 		now = time.Now

@@ -178,7 +178,6 @@ func (c *stemCache) of(l []string) *stemmedList {
 	if s != nil && slices.Equal(s.words, l) {
 		return s
 	}
-	kindVocab.once.Do(func() { go buildKindVocab() })
 	vocab := kindVocab.stems.Load()
 	s = &stemmedList{words: slices.Clone(l), off: make([]int32, 1, len(l)+1), all: make([]string, 0, len(l))}
 	for _, w := range l {
@@ -203,13 +202,12 @@ func (c *stemCache) of(l []string) *stemmedList {
 }
 
 // kindVocab holds the stem of every plain single-word noun of WordNet
-// (the words kind lists are made of), as lex.AppendTerms gives it, made
-// once per process in the background once a first question asks for a
-// kind: a kind list met for the first time then costs a lookup per word
-// instead of a stemming (about 1 µs a word; "what causes…" lists 11,000
-// words), which made the first question of each kind ten times slower
-// than the next. Until it is made, and for any other word, stemming
-// answers; the stems are the same either way.
+// (the words kind lists are made of), as lex.AppendTerms gives it, once
+// WarmKinds has made it: a kind list met for the first time then costs
+// a lookup per word instead of a stemming (about 1 µs a word; "what
+// causes…" lists 11,000 words), which made the first question of each
+// kind ten times slower than the next. Until then, and for any other
+// word, stemming answers; the stems are the same either way.
 var kindVocab struct {
 	once  sync.Once
 	stems atomic.Pointer[map[string]string]
@@ -217,26 +215,31 @@ var kindVocab struct {
 
 func init() { kindVocab.stems.Store(&map[string]string{}) }
 
-// buildKindVocab makes kindVocab's stems.
+// WarmKinds makes, in the background and once per process, what the
+// kind search otherwise makes question by question: the stems of
+// WordNet's nouns (about 0.1 s of CPU and 6 MB). A long-lived process (a
+// server) calls it at start (mnemo.Config.WarmRecall), so that its
+// first questions that ask for kinds are as fast as the rest; a one-shot
+// command does not, and pays only for the list its question needs.
+func WarmKinds() {
+	kindVocab.once.Do(func() { go buildKindVocab() })
+}
+
+// buildKindVocab makes kindVocab's stems. It stems without lex's cache
+// (lex.StemOnce), which a hundred thousand words would empty of the
+// words recall uses all the time.
 func buildKindVocab() {
 	lx, err := wordnet.Nouns()
 	if err != nil {
 		return
 	}
 	m := make(map[string]string, lx.Lemmas())
-	var buf []string
 	for i := range lx.Lemmas() {
 		w := lx.LemmaAt(i)
 		if !plainWord(w) || lex.IsStopword(w) {
 			continue
 		}
-		if buf = lex.AppendTerms(buf[:0], w); len(buf) == 1 {
-			if buf[0] == w {
-				m[w] = w // the lexicon's own string: no copy
-			} else {
-				m[w] = buf[0]
-			}
-		}
+		m[w] = lex.StemOnce(w) // lex.AppendTerms of a plain word that is no stopword
 	}
 	kindVocab.stems.Store(&m)
 }

@@ -297,7 +297,7 @@ func (g *globals) startup(cmd *cobra.Command, bank string, seed int64, queries i
 		}
 		defer stopProfile()
 	}
-	cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1}
+	cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1, WarmRecall: true}
 	if err := g.configure(ctx, &cfg); err != nil {
 		return nil, err
 	}
@@ -466,7 +466,7 @@ func (g *globals) openBenchEngine(cmd *cobra.Command, path string, keep bool, re
 	var err error
 	// The providers the flags name (--embed, --llm, --rerank) apply; the
 	// database is always the temporary one.
-	cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1}
+	cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1, WarmRecall: true}
 	err = g.configure(cmd.Context(), &cfg)
 	var eng *mnemo.Engine
 	if err == nil {

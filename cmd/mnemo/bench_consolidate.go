@@ -56,7 +56,7 @@ passes that need one.`,
 				defer srv.Close()
 				srv.SetRecording(false)
 				srv.On(llmtest.Rule{Respond: scriptedConsolidation})
-				cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1}
+				cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1, WarmRecall: true}
 				if err := g.configure(ctx, &cfg); err != nil {
 					return err
 				}

@@ -89,7 +89,7 @@ func (g *globals) benchQA(cmd *cobra.Command, f *qaFlags) error {
 	}
 
 	ctx := cmd.Context()
-	cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1}
+	cfg := mnemo.Config{AccessFlush: -1, JobPoll: -1, WarmRecall: true}
 	if err := g.configure(ctx, &cfg); err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ func (g *globals) watch(cmd *cobra.Command, dir string, poll time.Duration) erro
 	}
 	// A watch runs until stopped: the engine's background work (queued
 	// jobs, idle sessions) runs in it too.
-	eng, err := g.engineWith(cmd, mnemo.Config{})
+	eng, err := g.engineWith(cmd, mnemo.Config{WarmRecall: true})
 	if err != nil {
 		return err
 	}

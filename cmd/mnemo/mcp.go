@@ -27,7 +27,7 @@ Stdout carries the protocol only; logs go to stderr.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// A long-running process: the background work (queued jobs,
 			// idle sessions) stays on, as under import --watch.
-			eng, err := g.engineWith(cmd, mnemo.Config{})
+			eng, err := g.engineWith(cmd, mnemo.Config{WarmRecall: true})
 			if err != nil {
 				return err
 			}

@@ -48,7 +48,7 @@ forwards a request untouched and retains nothing.`,
 			}
 			defer ln.Close()
 			log := slog.New(slog.NewJSONHandler(g.stderr, nil))
-			eng, err := g.engineWith(cmd, mnemo.Config{Logger: log}) // the job worker runs the queued retains
+			eng, err := g.engineWith(cmd, mnemo.Config{Logger: log, WarmRecall: true}) // the job worker runs the queued retains
 			if err != nil {
 				return err
 			}

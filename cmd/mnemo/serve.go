@@ -52,7 +52,7 @@ The web console is at /ui/ (docs/console.md).`,
 			}
 			defer ln.Close()
 			log := slog.New(slog.NewJSONHandler(g.stderr, nil))
-			eng, err := g.engineWith(cmd, mnemo.Config{Logger: log}) // background work on; closed after the command
+			eng, err := g.engineWith(cmd, mnemo.Config{Logger: log, WarmRecall: true}) // background work on; closed after the command
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@
 package lex
 
 import (
+	"github.com/kljensen/snowball/english"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -255,6 +256,16 @@ func Stem(w string) string {
 		return w
 	}
 	return stems.get(w)
+}
+
+// StemOnce is Stem without the cache: for stemming a whole vocabulary
+// once (recall's kind lists), which would empty the cache of the words
+// text and questions use again and again.
+func StemOnce(w string) string {
+	if len(w) < 3 || len(w) < 7 && utf8.RuneCountInString(w) < 3 {
+		return w
+	}
+	return english.Stem(w, false)
 }
 
 // IsStopword reports whether the lower-case word w carries too little
