@@ -132,11 +132,7 @@ func TestWordCache(t *testing.T) {
 	for i := range 500 {
 		c.words(fmt.Sprint("g", i), strings.Repeat(fmt.Sprint("word", i, " "), 20))
 	}
-	total := c.curBytes
-	for _, e := range c.old {
-		total += e.bytes
-	}
-	if total > 4<<10 {
+	if total := c.entries.Bytes(); total > 4<<10 {
 		t.Fatalf("the cache holds %d bytes, over its budget", total)
 	}
 	var none *wordCache

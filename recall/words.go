@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mnemo-ai/mnemo/internal/gencache"
 	"github.com/mnemo-ai/mnemo/internal/lex"
 )
 
@@ -19,26 +20,21 @@ const DefaultWordCacheBytes = 8 << 20
 // question scans up to sixty of them. An entry is used only for the very
 // text it was made of (the same string, which a store's cache hands out
 // again, or an equal one), so a fact whose text changed is scanned anew.
-//
-// Entries are kept in two generations, as the SQLite store's fact cache
-// does: lookups promote, and once the current one holds half the budget
-// it becomes the old one and the old one is dropped.
+// The entries are a gencache.Cache: at most the budget, what was
+// scanned recently.
 type wordCache struct {
-	mu       sync.Mutex
-	budget   int
-	cur, old map[string]*textWords
-	curBytes int
+	mu      sync.Mutex
+	entries *gencache.Cache[string, *textWords]
 }
 
 // textWords is a text and its distinct words.
 type textWords struct {
 	text  string
 	words []string
-	bytes int
 }
 
 func newWordCache(budget int) *wordCache {
-	return &wordCache{budget: budget, cur: map[string]*textWords{}, old: map[string]*textWords{}}
+	return &wordCache{entries: gencache.New[string, *textWords](budget)}
 }
 
 // words returns the distinct words of text, the text of fact id, in the
@@ -48,39 +44,20 @@ func (c *wordCache) words(id, text string) []string {
 		return distinctWords(text)
 	}
 	c.mu.Lock()
-	e := c.cur[id]
-	if e == nil {
-		if e = c.old[id]; e != nil && e.text == text {
-			delete(c.old, id)
-			c.put(id, e)
-		}
-	}
+	e, ok := c.entries.Get(id)
 	c.mu.Unlock()
-	if e != nil && e.text == text {
+	if ok && e.text == text {
 		return e.words
 	}
 	words := distinctWords(text)
-	e = &textWords{text: text, words: words, bytes: 64 + len(text)/8}
+	bytes := 64 + len(text)/8
 	for _, w := range words {
-		e.bytes += 16 + len(w)
+		bytes += 16 + len(w)
 	}
 	c.mu.Lock()
-	c.put(id, e)
+	c.entries.Put(id, &textWords{text: text, words: words}, bytes)
 	c.mu.Unlock()
 	return words
-}
-
-// put makes e the current entry of id, turning the generations over when
-// the current one is full. The caller holds c.mu.
-func (c *wordCache) put(id string, e *textWords) {
-	if old := c.cur[id]; old != nil {
-		c.curBytes -= old.bytes
-	}
-	c.cur[id] = e
-	c.curBytes += e.bytes
-	if c.curBytes > c.budget/2 {
-		c.old, c.cur, c.curBytes = c.cur, map[string]*textWords{}, 0
-	}
 }
 
 // distinctWords is lex.Words(text) without repeats.

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-ai/mnemo/internal/gencache"
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
@@ -30,16 +31,13 @@ const DefaultFactCacheBytes = 16 << 20
 // (beginAccess, endAccess), so that a server's periodic access writes do
 // not empty the cache; another process's make the stamp differ.
 //
-// Entries are kept in two generations: lookups promote an entry of the
-// old one to the current one; once the current one holds half of the
-// budget it becomes the old one and the old one is dropped, so the cache
-// holds at most the budget and keeps what was read recently.
+// The entries are a gencache.Cache: at most the budget, what was read
+// recently.
 type factCache struct {
-	mu       sync.Mutex
-	budget   int
-	cur, old map[factKey]*cachedFact
-	curBytes int
-	gens     map[string]*factGen // bank → the generation its entries must carry
+	mu      sync.Mutex
+	budget  int
+	entries *gencache.Cache[factKey, *cachedFact]
+	gens    map[string]*factGen // bank → the generation its entries must carry
 }
 
 // factKey names a fact in the cache.
@@ -69,15 +67,14 @@ type factRead struct {
 
 // cachedFact is one fact and the generation it was read under.
 type cachedFact struct {
-	gen   *factGen
-	fact  memory.Fact
-	bytes int
+	gen  *factGen
+	fact memory.Fact
 }
 
 // newFactCache returns an empty cache of at most budget bytes; 0 or
 // less keeps nothing.
 func newFactCache(budget int) *factCache {
-	return &factCache{budget: budget, cur: map[factKey]*cachedFact{}, old: map[factKey]*cachedFact{}, gens: map[string]*factGen{}}
+	return &factCache{budget: budget, entries: gencache.New[factKey, *cachedFact](budget), gens: map[string]*factGen{}}
 }
 
 // readFactStamp reads bank's stamp (once per memory.ReadScope); an
@@ -107,15 +104,7 @@ func (c *factCache) get(bank string, st factStamp, ids []string, out []*memory.F
 	defer c.mu.Unlock()
 	g := c.generation(bank, st)
 	for i, id := range ids {
-		k := factKey{bank, id}
-		e := c.cur[k]
-		if e == nil {
-			if e = c.old[k]; e != nil && e.gen == g {
-				delete(c.old, k)
-				c.put(k, e)
-			}
-		}
-		if e != nil && e.gen == g {
+		if e, ok := c.entries.Get(factKey{bank, id}); ok && e.gen == g {
 			out[i] = copyFact(&e.fact)
 		}
 	}
@@ -127,7 +116,7 @@ func (c *factCache) get(bank string, st factStamp, ids []string, out []*memory.F
 // since.
 func (c *factCache) add(bank string, r factRead, facts []*memory.Fact) {
 	if c.budget <= 0 {
-		return
+		return // no copies to make
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -136,22 +125,7 @@ func (c *factCache) add(bank string, r factRead, facts []*memory.Fact) {
 		return
 	}
 	for _, f := range facts {
-		e := &cachedFact{gen: g, fact: *copyFact(f)}
-		e.bytes = factBytes(f)
-		c.put(factKey{bank, f.ID}, e)
-	}
-}
-
-// put makes e the current entry of k, turning the generations over when
-// the current one is full. The caller holds c.mu.
-func (c *factCache) put(k factKey, e *cachedFact) {
-	if old := c.cur[k]; old != nil {
-		c.curBytes -= old.bytes
-	}
-	c.cur[k] = e
-	c.curBytes += e.bytes
-	if c.curBytes > c.budget/2 {
-		c.old, c.cur, c.curBytes = c.cur, map[factKey]*cachedFact{}, 0
+		c.entries.Put(factKey{bank, f.ID}, &cachedFact{gen: g, fact: *copyFact(f)}, factBytes(f))
 	}
 }
 
@@ -185,12 +159,9 @@ func (c *factCache) endAccess(bank string, g *factGen, ids []string, at time.Tim
 	}
 	last := fromMicro(at.UnixMicro())
 	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
-		k := factKey{bank, id}
-		for _, e := range []*cachedFact{c.cur[k], c.old[k]} {
-			if e != nil && e.gen == g {
-				e.fact.AccessCount++
-				e.fact.LastAccessed = last
-			}
+		if e, ok := c.entries.Get(factKey{bank, id}); ok && e.gen == g {
+			e.fact.AccessCount++
+			e.fact.LastAccessed = last
 		}
 	}
 	g.stamp.access = av

@@ -174,14 +174,10 @@ func TestFactCache_Budget(t *testing.T) {
 	}
 	s.facts.mu.Lock()
 	defer s.facts.mu.Unlock()
-	total := s.facts.curBytes
-	for _, e := range s.facts.old {
-		total += e.bytes
-	}
-	if total > 8<<10 {
+	if total := s.facts.entries.Bytes(); total > 8<<10 {
 		t.Fatalf("the cache holds %d bytes, over its budget of %d", total, 8<<10)
 	}
-	if len(s.facts.cur)+len(s.facts.old) == 0 {
+	if s.facts.entries.Len() == 0 {
 		t.Fatalf("the cache holds nothing")
 	}
 }
