@@ -7,17 +7,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/mnemo-ai/mnemo"
 	"github.com/mnemo-ai/mnemo/memory"
+	"github.com/mnemo-ai/mnemo/store/postgres"
 	"github.com/mnemo-ai/mnemo/store/storetest"
 )
 
@@ -33,27 +31,16 @@ func pgSchemaURL(t *testing.T) string {
 	b := make([]byte, 6)
 	rand.Read(b)
 	schema := "t_" + hex.EncodeToString(b)
-	ctx := context.Background()
-	exec := func(sql string) {
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Fatalf("connect: %v", err)
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Errorf("%s: %v", sql, err)
-		}
-	}
-	exec(`CREATE SCHEMA ` + schema)
-	t.Cleanup(func() { exec(`DROP SCHEMA ` + schema + ` CASCADE`) })
-	u, err := url.Parse(base)
+	u, err := postgres.CreateSchema(context.Background(), base, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := u.Query()
-	q.Set("search_path", schema+",public")
-	u.RawQuery = q.Encode()
-	return u.String()
+	t.Cleanup(func() {
+		if err := postgres.DropSchema(context.Background(), base, schema); err != nil {
+			t.Error(err)
+		}
+	})
+	return u
 }
 
 func openEngine(t *testing.T, db string) *mnemo.Engine {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/testutil"
 	"github.com/mnemo-ai/mnemo/memory"
@@ -112,26 +110,16 @@ func pgSchemaURL(t *testing.T, base string) string {
 	b := make([]byte, 6)
 	rand.Read(b)
 	schema := "t_" + hex.EncodeToString(b)
-	exec := func(sql string) {
-		conn, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			t.Fatalf("connect: %v", err)
-		}
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(context.Background(), sql); err != nil {
-			t.Errorf("%s: %v", sql, err)
-		}
-	}
-	exec(`CREATE SCHEMA ` + schema)
-	t.Cleanup(func() { exec(`DROP SCHEMA ` + schema + ` CASCADE`) })
-	u, err := url.Parse(base)
+	u, err := postgres.CreateSchema(context.Background(), base, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := u.Query()
-	q.Set("search_path", schema+",public")
-	u.RawQuery = q.Encode()
-	return u.String()
+	t.Cleanup(func() {
+		if err := postgres.DropSchema(context.Background(), base, schema); err != nil {
+			t.Error(err)
+		}
+	})
+	return u
 }
 
 // segmentPipeline is a pipeline over st with bank "b", the word
