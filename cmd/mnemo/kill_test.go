@@ -52,17 +52,10 @@ func TestRetain_KilledMidWrite(t *testing.T) {
 	outcome := map[string]int{}
 	for trial := 0; trial < killTrials; trial++ {
 		db := filepath.Join(t.TempDir(), fmt.Sprintf("kill-%d.db", trial))
-		cmd := retainCmd(bin, db, text)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
 		// Start-up and extraction take the first part of a run; most kills
 		// fall in its second half, where the write is.
 		delay := time.Duration((0.3 + 0.8*rng.Float64()) * float64(full))
-		time.Sleep(delay)
-		cmd.Process.Kill()
-		err := cmd.Wait()
-		got := counts(t, ctx, db)
+		got, err := killAfter(t, ctx, retainCmd(bin, db, text), db, delay)
 		switch {
 		case got.docs == 0 && got.facts == 0 && got.chunks == 0:
 			outcome["nothing"]++
@@ -110,15 +103,8 @@ func TestRetain_KilledMidSegments(t *testing.T) {
 	outcome := map[string]int{}
 	for trial := 0; trial < killTrials/2; trial++ {
 		db := filepath.Join(t.TempDir(), fmt.Sprintf("kill-%d.db", trial))
-		cmd := retainAtCmd(bin, db, text)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
 		delay := time.Duration((0.2 + 0.8*rng.Float64()) * float64(full))
-		time.Sleep(delay)
-		cmd.Process.Kill()
-		err := cmd.Wait()
-		got := counts(t, ctx, db)
+		got, err := killAfter(t, ctx, retainAtCmd(bin, db, text), db, delay)
 		switch {
 		case got.docs == 0 && got.facts == 0 && got.chunks == 0:
 			outcome["nothing"]++
@@ -139,6 +125,20 @@ func TestRetain_KilledMidSegments(t *testing.T) {
 		}
 	}
 	t.Logf("%d kills over a %v retain: %v", killTrials/2, full.Round(time.Millisecond), outcome)
+}
+
+// killAfter starts cmd, kills it (SIGKILL) after delay and returns the
+// counts of db as the next process finds them, with cmd's exit error
+// (nil when it finished before the kill).
+func killAfter(t *testing.T, ctx context.Context, cmd *exec.Cmd, db string, delay time.Duration) (dbCounts, error) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(delay)
+	cmd.Process.Kill()
+	err := cmd.Wait()
+	return counts(t, ctx, db), err
 }
 
 // retainAtCmd is retainCmd with the item's time given, so that a retain
