@@ -1,13 +1,13 @@
 package firewall
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-ai/mnemo/importer"
 )
 
 // secrets is the corpus: real-looking secrets in the places agents meet
@@ -113,28 +113,16 @@ func devTurns(t testing.TB, name string) []string {
 }
 
 // readDevTurns returns the text of every turn of a dev benchmark file in
-// ../shared/data (LoCoMo shape).
+// ../shared/data (LoCoMo shape), read by the importer.
 func readDevTurns(name string) ([]string, error) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", name))
+	data, err := importer.LoadLoCoMo(filepath.Join("..", "..", "shared", "data", name))
 	if err != nil {
 		return nil, err
 	}
-	var convs []map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &convs); err != nil {
-		return nil, err
-	}
 	var turns []string
-	for _, c := range convs {
-		var conv map[string]json.RawMessage
-		json.Unmarshal(c["conversation"], &conv)
-		for _, v := range conv {
-			var session []struct {
-				Text string `json:"text"`
-			}
-			if json.Unmarshal(v, &session) != nil {
-				continue
-			}
-			for _, turn := range session {
+	for _, c := range data.Conversations {
+		for _, s := range c.Sessions {
+			for _, turn := range s.Turns {
 				turns = append(turns, turn.Text)
 			}
 		}

@@ -2,14 +2,15 @@ package hashembed
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
+	"io/fs"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mnemo-ai/mnemo/importer"
 	"github.com/mnemo-ai/mnemo/internal/lex"
 )
 
@@ -127,27 +128,18 @@ func TestEmbedder_SharedFeaturesSameVectors(t *testing.T) {
 // ../shared/data (LoCoMo shape), or none when the file is not here.
 func devTurns(t *testing.T, name string) []string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "data", name))
-	if err != nil {
+	data, err := importer.LoadLoCoMo(filepath.Join("..", "..", "..", "shared", "data", name))
+	if errors.Is(err, fs.ErrNotExist) {
 		t.Logf("%s: %v (the benchmark data is not here)", name, err)
 		return nil
 	}
-	var convs []map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &convs); err != nil {
+	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	var turns []string
-	for _, c := range convs {
-		var conv map[string]json.RawMessage
-		json.Unmarshal(c["conversation"], &conv)
-		for _, v := range conv {
-			var session []struct {
-				Text string `json:"text"`
-			}
-			if json.Unmarshal(v, &session) != nil {
-				continue
-			}
-			for _, turn := range session {
+	for _, c := range data.Conversations {
+		for _, s := range c.Sessions {
+			for _, turn := range s.Turns {
 				turns = append(turns, turn.Text)
 			}
 		}
