@@ -14,6 +14,9 @@ type ImportOptions struct {
 	// Progress, when set, is called as items land with the count done so
 	// far (after each group of retain.DefaultGroup items).
 	Progress func(done, total int)
+	// WindowBytes is the text an Importer gathers before it imports a
+	// window (DefaultImportWindowBytes when 0); Import ignores it.
+	WindowBytes int
 }
 
 // ImportReport says what an import did. Failed items are listed; every

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -97,33 +96,37 @@ Malformed lines are reported and skipped.`,
 			if err != nil {
 				return err
 			}
-			w := &importWindow{ctx: cmd.Context(), eng: eng, limit: importWindowBytes, progress: g.progress(g.stderr, "importing"), rep: &mnemo.ImportReport{}}
+			// The file is read as it is imported, a window of requests at
+			// a time (mnemo.Importer).
+			opts := mnemo.ImportOptions{Progress: g.progress(g.stderr, "importing")}
 			var problems []importer.Problem
+			var rep *mnemo.ImportReport
 			switch importer.Format(format) {
 			case importer.FormatChat:
+				w := eng.NewImporter(cmd.Context(), opts)
 				var rerr error
-				problems, rerr = importer.ScanChatJSONL(br, filepath.Base(name), g.bank, w.add)
-				err = w.flush(rerr)
+				problems, rerr = importer.ScanChatJSONL(br, filepath.Base(name), g.bank, w.Add)
+				rep, err = w.Finish(rerr)
 			case importer.FormatExport: // export.go
 				return g.importExport(cmd, br)
 			case importer.FormatLoCoMo:
-				w.opts.CreateBanks = true
+				opts.CreateBanks = true
+				w := eng.NewImporter(cmd.Context(), opts)
 				err = importer.ScanLoCoMo(br, func(c *importer.LoCoMoConversation) error {
 					for _, r := range c.RetainRequests(c.ID) {
-						if err := w.add(r); err != nil {
+						if err := w.Add(r); err != nil {
 							return err
 						}
 					}
 					return nil
 				})
-				if err != nil && !w.failed {
+				if err != nil && !w.Failed() {
 					err = memory.Errorf(memory.EINVALID, "%s: %v", name, err)
 				}
-				err = w.flush(err)
+				rep, err = w.Finish(err)
 			default:
 				return usagef("unknown --format %q: use jsonl, locomo or export", format)
 			}
-			rep := w.rep
 			if err != nil && cmd.Context().Err() != nil {
 				return &interruptedError{fmt.Sprintf("interrupted: %d of %d items imported (%d facts); run the import again for the rest (imported items are skipped)", rep.Retained, rep.Items, rep.Facts)}
 			}
@@ -215,80 +218,4 @@ func startCPUProfile(path string) (func(), error) {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
-}
-
-// importWindowBytes bounds the text of the requests an import holds at
-// once: the file is read as it is imported, a window of requests at a
-// time, each window imported whole (Engine.Import) before the next is
-// read. A window's requests take a few times their text (strings,
-// messages); the import pipeline's own memory is bounded within a
-// window (retain.DefaultGroupBytes), so this bounds the rest.
-const importWindowBytes = 8 << 20
-
-// importWindow gathers an import's requests, imports them a window at a
-// time and sums the reports.
-type importWindow struct {
-	ctx      context.Context
-	eng      *mnemo.Engine
-	limit    int // the window's text (importWindowBytes)
-	opts     mnemo.ImportOptions
-	progress func(done, total int) // nil: none
-	rep      *mnemo.ImportReport
-
-	reqs   []memory.RetainRequest
-	bytes  int
-	done   int  // items imported by the windows before
-	failed bool // an Import failed: its error is add's and flush's
-}
-
-// add takes one request and imports the window once it is full.
-func (w *importWindow) add(r memory.RetainRequest) error {
-	w.reqs = append(w.reqs, r)
-	w.bytes += len(r.Text)
-	for _, m := range r.Messages {
-		w.bytes += len(m.Text)
-	}
-	if w.bytes < w.limit {
-		return nil
-	}
-	return w.importNow()
-}
-
-// flush imports what is left unless err (a read error, or add's) says to
-// stop, and returns err, or the import's error.
-func (w *importWindow) flush(err error) error {
-	if err != nil && (w.failed || w.ctx.Err() != nil) {
-		return err
-	}
-	if ierr := w.importNow(); ierr != nil {
-		return ierr
-	}
-	return err
-}
-
-// importNow imports the window's requests and empties it.
-func (w *importWindow) importNow() error {
-	if len(w.reqs) == 0 {
-		return nil
-	}
-	opts := w.opts
-	if w.progress != nil {
-		done, total := w.done, w.done+len(w.reqs)
-		opts.Progress = func(n, _ int) { w.progress(done+n, total) }
-	}
-	rep, err := w.eng.Import(w.ctx, w.reqs, opts)
-	if rep != nil {
-		w.rep.Items += rep.Items
-		w.rep.Retained += rep.Retained
-		w.rep.Duplicates += rep.Duplicates
-		w.rep.Facts += rep.Facts
-		w.rep.Failed = append(w.rep.Failed, rep.Failed...)
-	}
-	w.done += len(w.reqs)
-	clear(w.reqs) // the strings go with the window
-	w.reqs, w.bytes = w.reqs[:0], 0
-	if err != nil {
-		w.failed = true
-	}
-	return err
 }

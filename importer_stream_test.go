@@ -1,4 +1,4 @@
-package main
+package mnemo_test
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"github.com/mnemo-ai/mnemo/importer"
 )
 
-// An import read a window at a time reports what one import of the whole
-// file reports, and stores the same: items, facts, duplicates on a second
-// run, and the failures of bad items.
-func TestImportWindow(t *testing.T) {
+// An import read a window at a time (Importer) reports what one import
+// of the whole file reports, and stores the same: items, facts,
+// duplicates on a second run, and the failures of bad items.
+func TestImporter_Windows(t *testing.T) {
 	var lines strings.Builder
 	for i := range 40 {
 		fmt.Fprintf(&lines, `{"speaker": "Ann", "text": "Ann met Bo in Lisbon on day %d.", "session": "s%d"}`+"\n", i, i/2)
@@ -46,23 +46,23 @@ func TestImportWindow(t *testing.T) {
 	windowed := open("windowed.db")
 	for run, wantDup := range []int{0, 19} {
 		var calls, last int
-		w := &importWindow{ctx: ctx, eng: windowed, limit: 100, rep: &mnemo.ImportReport{},
-			progress: func(done, total int) {
+		w := windowed.NewImporter(ctx, mnemo.ImportOptions{WindowBytes: 100,
+			Progress: func(done, total int) {
 				if done < last {
 					t.Errorf("run %d: progress went back from %d to %d", run, last, done)
 				}
 				last = done
 				calls++
-			}}
+			}})
 		for _, r := range reqs {
-			if err := w.add(r); err != nil {
+			if err := w.Add(r); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := w.flush(nil); err != nil {
+		got, err := w.Finish(nil)
+		if err != nil {
 			t.Fatal(err)
 		}
-		got := w.rep
 		if got.Items != want.Items || got.Duplicates != wantDup || got.Retained != want.Retained-wantDup || len(got.Failed) != 1 || got.Failed[0] != want.Failed[0] {
 			t.Errorf("run %d, windows of 100 bytes: got %+v, want %+v with %d duplicates", run, got, want, wantDup)
 		}
