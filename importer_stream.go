@@ -47,7 +47,7 @@ func (e *Engine) NewImporter(ctx context.Context, opts ImportOptions) *Importer 
 // error is the import's (ctx ended, or the store failed): stop reading.
 func (im *Importer) Add(r memory.RetainRequest) error {
 	im.reqs = append(im.reqs, r)
-	im.bytes += requestText(&r)
+	im.bytes += r.TextBytes()
 	if im.bytes < im.limit {
 		return nil
 	}
@@ -96,13 +96,4 @@ func (im *Importer) importNow() error {
 		im.failed = true
 	}
 	return err
-}
-
-// requestText is the text a request brings.
-func requestText(r *memory.RetainRequest) int {
-	n := len(r.Text)
-	for i := range r.Messages {
-		n += len(r.Messages[i].Text)
-	}
-	return n
 }

@@ -45,6 +45,16 @@ type RetainRequest struct {
 	ShortTerm bool
 }
 
+// TextBytes is the text the request brings: its text and its messages'.
+// What an import or a retain pipeline holds grows with it.
+func (r *RetainRequest) TextBytes() int {
+	n := len(r.Text)
+	for i := range r.Messages {
+		n += len(r.Messages[i].Text)
+	}
+	return n
+}
+
 // RetainResult reports what a retain did.
 type RetainResult struct {
 	DocumentID string `json:"document_id"`

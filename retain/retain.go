@@ -220,14 +220,6 @@ const DefaultGroupBytes = 1 << 20
 // would cost more than the shorter last write saves.
 const tailGroupBytes = DefaultGroupBytes / 16
 
-// requestBytes is the text an item brings, for DefaultGroupBytes.
-func requestBytes(r *memory.RetainRequest) int {
-	n := len(r.Text)
-	for i := range r.Messages {
-		n += len(r.Messages[i].Text)
-	}
-	return n
-}
 
 // RetainMany remembers many items, each with the guarantees of Retain, and
 // reports each one's result or error in order. Items are prepared
@@ -266,7 +258,7 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 	left := 0 // the text of the items not yet yielded
 	if len(reqs) > 0 {
 		for i := range reqs {
-			left += requestBytes(&reqs[i])
+			left += reqs[i].TextBytes()
 		}
 		if mean := left / len(reqs); mean > 0 {
 			ahead = min(ahead, max(1, DefaultGroupBytes/mean))
@@ -302,8 +294,8 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 		if i == start && stopped == nil {
 			stopped = ctx.Err()
 		}
-		groupBytes += requestBytes(&reqs[i])
-		left -= requestBytes(&reqs[i])
+		groupBytes += reqs[i].TextBytes()
+		left -= reqs[i].TextBytes()
 		// A group also ends once it holds as much text as the items
 		// after it (tailGroupBytes and up): the last groups halve, so the
 		// write of the last one, which no preparation overlaps, is short.
