@@ -220,7 +220,6 @@ const DefaultGroupBytes = 1 << 20
 // would cost more than the shorter last write saves.
 const tailGroupBytes = DefaultGroupBytes / 16
 
-
 // RetainMany remembers many items, each with the guarantees of Retain, and
 // reports each one's result or error in order. Items are prepared
 // (extracted, embedded) in parallel and written in their order, in groups
