@@ -119,18 +119,18 @@ func TestStore_WriteMany_KeepsStatements(t *testing.T) {
 	}
 }
 
-// A WriteMany's full-text rows go in statements of up to flushRows rows:
-// more rows than that are indexed too, first to last.
-func TestStore_WriteMany_FlushesManyFullTextRows(t *testing.T) {
+// A WriteMany of more facts than one multi-row statement holds finds
+// them all, first to last.
+func TestStore_WriteMany_ManyFacts(t *testing.T) {
 	ctx := context.Background()
 	s := openBulk(t, filepath.Join(t.TempDir(), "m.db"))
 	w := &memory.WriteBatch{BankID: "b", Document: &memory.Document{ID: "d", Source: "test", ItemID: "d", ContentHash: "h"}}
-	n := flushRows + 5
+	n := 4*bulkRows + 5 // more than the largest statement's bulkRows rows
 	for i := range n {
 		w.Facts = append(w.Facts, &memory.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprintf("fact number%d", i), Embedding: []float32{1, 0, 0}})
 	}
 	writeMany(t, s, []*memory.WriteBatch{w})
-	for _, i := range []int{0, flushRows - 1, flushRows, n - 1} {
+	for _, i := range []int{0, bulkRows - 1, bulkRows, n - 1} {
 		hits, err := s.SearchText(ctx, "b", []string{fmt.Sprint("number", i)}, 10, memory.Filter{})
 		if err != nil || len(hits) != 1 {
 			t.Errorf("search for fact %d: %v, %v", i, hits, err)

@@ -290,9 +290,9 @@ func exportRows(ctx context.Context, tx *sql.Tx, fn func(*memory.ExportRecord) e
 	return rows.Err()
 }
 
-// Import implements memory.Importer in one write transaction. Facts enter
-// the full-text index too, and the bank's change counter moves, so every
-// process's search index picks them up.
+// Import implements memory.Importer in one write transaction. The bank's
+// change counter moves, so every process's search index picks the facts
+// up.
 func (s *Store) Import(ctx context.Context, bankID string, recs []*memory.ExportRecord) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var dim int

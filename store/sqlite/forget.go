@@ -15,7 +15,7 @@ import (
 
 // Deleted text stays off the disk three ways: the writer connection runs
 // with PRAGMA secure_delete (freed cells and pages are zeroed: Open's
-// DSN), the full-text tables have FTS5's 'secure-delete' option (a
+// DSN), the observations' full-text table has FTS5's 'secure-delete' option (a
 // deleted row's tokens leave the index segments at once: migration
 // 005_forget.sql), and a forget ends with a WAL checkpoint that
 // truncates the WAL file, which held the pages as they were.
@@ -67,10 +67,8 @@ func (s *Store) Forget(ctx context.Context, bankID string, ids []string, rec *me
 		// segments, but a term left with no rows can stay as a key of its
 		// leaf page: optimize rewrites the index into one segment without
 		// it (a cost proportional to the whole index, paid per forget).
-		for _, t := range []string{"facts_fts", "observations_fts"} {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES('optimize')`); err != nil {
-				return fmt.Errorf("optimize %s: %w", t, err)
-			}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts(observations_fts) VALUES('optimize')`); err != nil {
+			return fmt.Errorf("optimize observations_fts: %w", err)
 		}
 		version++
 		_, err = tx.ExecContext(ctx, `UPDATE banks SET version = ? WHERE id = ?`, version, bankID)
@@ -200,13 +198,6 @@ func forgetFacts(ctx context.Context, tx *sql.Tx, bank string, ids []string, c *
 		}
 		n, _ := r.RowsAffected()
 		return int(n), nil
-	}
-	pkList := make([]string, len(pks))
-	for i, pk := range pks {
-		pkList[i] = fmt.Sprint(pk)
-	}
-	if _, err := exec(`DELETE FROM facts_fts WHERE rowid IN (SELECT value FROM json_each(?))`, "["+strings.Join(pkList, ",")+"]"); err != nil {
-		return nil, fmt.Errorf("forget full-text rows: %w", err)
 	}
 	// Two deletes, each by its index: one with OR walks the bank's links.
 	if c.Links, err = exec(`DELETE FROM links WHERE bank_id = ?1 AND from_id IN `+F, bank, list); err != nil {

@@ -308,14 +308,7 @@ func filterSQL(flt memory.Filter) (string, []any) {
 	return b.String(), args
 }
 
-// redactedMatch is the full-text query of bank's facts that may hold a
-// masked secret ("[REDACTED:kind]" indexes the word "redacted"): Stats
-// checks only those, not every fact's text.
-func redactedMatch(bank string) string {
-	return `bank : ` + bankToken(bank) + ` AND body : "redacted"`
-}
-
-// bankToken is the single FTS token that names a bank in facts_fts.bank:
+// bankToken is the single FTS token that names a bank in observations_fts.bank:
 // bank ids may hold characters the tokenizer splits on, a hash never does.
 func bankToken(bank string) string {
 	sum := sha256.Sum256([]byte(bank))
@@ -542,10 +535,10 @@ func (s *Store) Stats(ctx context.Context, bankID string) (*memory.Stats, error)
 		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND status = 'superseded'),
 		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND status = 'archived'),
 		(SELECT COUNT(*) FROM facts WHERE bank_id = ?1 AND status = 'quarantined'),
-		(SELECT COUNT(*) FROM facts WHERE pk IN (SELECT rowid FROM facts_fts WHERE facts_fts MATCH ?2) AND instr(text, '[REDACTED:') > 0),
+		(SELECT COUNT(*) FROM facts INDEXED BY facts_redacted WHERE bank_id = ?1 AND instr(text, '[REDACTED:') > 0),
 		(SELECT COUNT(*) FROM entities WHERE bank_id = ?1),
 		(SELECT COUNT(*) FROM relations WHERE bank_id = ?1),
-		(SELECT COUNT(*) FROM links WHERE bank_id = ?1)`, bankID, redactedMatch(bankID)).
+		(SELECT COUNT(*) FROM links WHERE bank_id = ?1)`, bankID).
 		Scan(&st.Documents, &st.Chunks, &st.Facts, &st.Active, &st.Superseded, &st.Archived, &st.Quarantined, &st.Redacted, &st.Entities, &st.Relations, &st.Links)
 	return st, err
 }

@@ -1,5 +1,5 @@
 // Package sqlite is mnemo's embedded default store: one SQLite file in WAL
-// mode with FTS5 full text over facts and observations, and an in-process
+// mode (FTS5 full text over observations), and an in-process
 // search index per bank (int8 vectors: an exact SIMD scan, or an HNSW graph
 // from ANNThreshold vectors; BM25 over an inverted index) kept in sync with
 // the file, which stays the source of truth: the search mirror of
@@ -506,9 +506,6 @@ func scanBank(r interface{ Scan(...any) error }) (*memory.Bank, error) {
 func (s *Store) DeleteBank(ctx context.Context, id string) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := requireBank(ctx, tx, id); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM facts_fts WHERE rowid IN (SELECT pk FROM facts WHERE bank_id = ?)`, id); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM observations_fts WHERE rowid IN (SELECT pk FROM observations WHERE bank_id = ?)`, id); err != nil {

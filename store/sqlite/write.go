@@ -40,11 +40,6 @@ var _ memory.BulkWriter = (*Store)(nil)
 // WriteMany implements memory.BulkWriter: one transaction for all the
 // batches, each inside its own savepoint, so a failing batch is rolled back
 // alone and the others share one commit.
-//
-// The batches' full-text rows are inserted last, all together (see
-// pendingFTS): FTS5 writes out its pending terms at every savepoint a
-// statement opens, so rows inserted batch by batch were flushed statement
-// by statement into many small segments, which it then merged again.
 func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory.WriteOutcome {
 	out := make([]memory.WriteOutcome, len(ws))
 	done := make([]applied, len(ws))
@@ -59,7 +54,6 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		ctx := withBulkStatements(ctx, tx, true, s.bulk)
 		defer func() { fresh = bulkCache(ctx).fresh }()
-		fts := bulkCache(ctx).deferFTS()
 		var g graphTotals
 		for i, w := range ws {
 			if err := ctx.Err(); err != nil {
@@ -68,14 +62,12 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			if _, err := tx.ExecContext(ctx, `SAVEPOINT batch`); err != nil {
 				return err
 			}
-			fts.begin()
 			a, err := s.apply(ctx, tx, w)
 			if err != nil {
 				out[i].Err = err
 				if _, err := tx.ExecContext(ctx, `ROLLBACK TO batch`); err != nil {
 					return err
 				}
-				fts.rollback()
 			} else {
 				done[i] = a
 				if !a.res.Duplicate {
@@ -85,9 +77,6 @@ func (s *Store) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory
 			if _, err := tx.ExecContext(ctx, `RELEASE batch`); err != nil {
 				return err
 			}
-		}
-		if err := fts.flush(ctx, tx); err != nil {
-			return err
 		}
 		return g.write(ctx, tx)
 	})
@@ -356,12 +345,8 @@ func (s *Store) supersedeDocument(ctx context.Context, tx *sql.Tx, bank, oldID s
 }
 
 // deleteDocument removes a document, its chunks and its facts with their
-// full-text rows, refs and links, and returns the removed facts' rowids.
+// refs and links, and returns the removed facts' rowids.
 func deleteDocument(ctx context.Context, tx *sql.Tx, bank, docID string) ([]int64, error) {
-	// The full-text rows to delete may be pending still.
-	if err := bulkCache(ctx).pendingFTS().flush(ctx, tx); err != nil {
-		return nil, err
-	}
 	rows, err := tx.QueryContext(ctx, `SELECT pk FROM facts WHERE bank_id = ? AND document_id = ?`, bank, docID)
 	if err != nil {
 		return nil, err
@@ -377,7 +362,6 @@ func deleteDocument(ctx context.Context, tx *sql.Tx, bank, docID string) ([]int6
 	}
 	rows.Close()
 	stmts := []string{
-		`DELETE FROM facts_fts WHERE rowid IN (SELECT pk FROM facts WHERE bank_id = ?1 AND document_id = ?2)`,
 		// Two deletes, each by its index: one with OR walks the bank's
 		// links.
 		`DELETE FROM links WHERE bank_id = ?1 AND from_id IN (SELECT id FROM facts WHERE bank_id = ?1 AND document_id = ?2)`,
@@ -410,7 +394,7 @@ func factRow(bank string, f *memory.Fact) []any {
 		toMicro(f.ConsolidatedAt), toMicro(f.ExpiresAt)}
 }
 
-// writeFacts inserts facts with their full-text rows, assigning Seq.
+// writeFacts inserts facts, assigning Seq.
 func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.Fact, nextSeq *int64, change *mirror.Change) error {
 	if len(facts) == 0 {
 		return nil
@@ -432,9 +416,8 @@ func (s *Store) writeFacts(ctx context.Context, tx *sql.Tx, bank string, facts [
 	return nil
 }
 
-// insertFacts inserts facts as they are (Seq included) with their
-// full-text rows and returns each one's pk by id: the one insert of
-// writeFacts and Import.
+// insertFacts inserts facts as they are (Seq included) and returns each
+// one's pk by id: the one insert of writeFacts and Import.
 func insertFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.Fact) (map[string]int64, error) {
 	rows := make([][]any, 0, len(facts))
 	for _, f := range facts {
@@ -456,18 +439,6 @@ func insertFacts(ctx context.Context, tx *sql.Tx, bank string, facts []*memory.F
 			return nil, memory.Errorf(memory.ECONFLICT, "a fact of the batch already exists")
 		}
 		return nil, fmt.Errorf("insert facts: %w", err)
-	}
-	tok := bankToken(bank)
-	ftsRows := make([][]any, 0, len(facts))
-	for _, f := range facts {
-		ftsRows = append(ftsRows, []any{pks[f.ID], tok, f.Body()})
-	}
-	if p := bulkCache(ctx).pendingFTS(); p != nil && p.tx == tx {
-		p.rows = append(p.rows, ftsRows...)
-		return pks, nil
-	}
-	if err := insertFTS(ctx, tx, ftsRows); err != nil {
-		return nil, err
 	}
 	return pks, nil
 }
@@ -905,104 +876,23 @@ func bulkInsert(ctx context.Context, tx *sql.Tx, head, tail string, rows [][]any
 	return nil
 }
 
-// insertFTS inserts full-text rows (rowid, bank token, body).
-func insertFTS(ctx context.Context, tx *sql.Tx, rows [][]any) error {
-	if err := bulkInsert(ctx, tx, `INSERT INTO facts_fts (rowid, bank, body)`, ``, rows); err != nil {
-		return fmt.Errorf("index facts: %w", err)
-	}
-	return nil
-}
-
-// pendingFTS holds the full-text rows of a WriteMany's facts until the
-// end of its transaction (flush), batch by batch: the rows a batch added
-// go when its savepoint is rolled back (begin, rollback). Anything that
-// deletes full-text rows in the transaction flushes first (deleteDocument).
-type pendingFTS struct {
-	tx   *sql.Tx
-	rows [][]any
-	// mark is how many rows the batches before the current one left;
-	// flushed holds the rows flushed during the current batch, which a
-	// rollback of its savepoint takes out of the index again.
-	mark    int
-	flushed [][]any
-}
-
-// begin marks the start of a batch.
-func (p *pendingFTS) begin() {
-	p.mark, p.flushed = len(p.rows), nil
-}
-
-// rollback forgets the rows of the batch whose savepoint was just rolled
-// back, and takes back the earlier batches' rows it flushed, which the
-// rollback took out of the index.
-func (p *pendingFTS) rollback() {
-	all := append(p.flushed, p.rows...)
-	p.rows, p.flushed = all[:p.mark:p.mark], nil
-}
-
-// flushRows bounds the rows of one statement of a flush: 3 parameters a
-// row, well under SQLite's 32,766.
-const flushRows = 4096
-
-// flush inserts the pending rows. A nil p has none.
-//
-// They go in one statement (up to flushRows rows), not in bulkInsert's
-// statements of a power of two rows each: FTS5 writes its pending terms
-// out as a new segment of the index at every statement, and the segments
-// of statements of 256, 16, 8, 4 and 2 rows, a few per commit of an
-// import, cost more to merge again (FTS5's automerge) than parsing one
-// statement of its own size per commit.
-func (p *pendingFTS) flush(ctx context.Context, tx *sql.Tx) error {
-	if p == nil || len(p.rows) == 0 {
-		return nil
-	}
-	for rows := p.rows; len(rows) > 0; {
-		n := min(len(rows), flushRows)
-		q, args := bulkStatement(`INSERT INTO facts_fts (rowid, bank, body)`, ``, rows[:n])
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("index facts: %w", err)
-		}
-		rows = rows[n:]
-	}
-	p.flushed = append(p.flushed, p.rows...)
-	p.rows = nil
-	return nil
-}
-
 // bulkStatements keeps bulkInsert's statements prepared for one
 // transaction: the full-size ones, or with many (a WriteMany's) all of
 // them; they close with it. Those the store keeps across transactions
 // (kept) are taken from there, and the ones a WriteMany prepared afresh
-// are listed in fresh, for the store to keep after the commit. With fts
-// set, insertFacts leaves the transaction's full-text rows to it.
+// are listed in fresh, for the store to keep after the commit.
 type bulkStatements struct {
 	tx    *sql.Tx
 	many  bool
 	stmts map[string]*sql.Stmt
 	kept  *stmtCache
 	fresh []string
-	fts   *pendingFTS
 }
 
 // bulkCache returns the statement cache ctx carries, or nil.
 func bulkCache(ctx context.Context) *bulkStatements {
 	c, _ := ctx.Value(bulkStatementsKey{}).(*bulkStatements)
 	return c
-}
-
-// deferFTS makes c hold its transaction's full-text rows and returns them.
-func (c *bulkStatements) deferFTS() *pendingFTS {
-	c.fts = &pendingFTS{tx: c.tx}
-	return c.fts
-}
-
-// pendingFTS returns the full-text rows c holds, or nil. A nil c holds
-// none.
-func (c *bulkStatements) pendingFTS() *pendingFTS {
-	if c == nil {
-		return nil
-	}
-	return c.fts
 }
 
 type bulkStatementsKey struct{}

@@ -157,8 +157,13 @@ func testStatsCounts(e *env) {
 
 	w2 := NewTestBatch("b", "doc2", "Melanie moved to Paris", "Melanie's old jazz records")
 	extra := NewTestFact("b", "chunkless", "Melanie still likes jazz")
-	extra.DocumentID = "doc2"
-	w2.Facts = append(w2.Facts, extra)
+	// A masked secret counts as redacted; the word alone does not.
+	masked := NewTestFact("b", "masked", "Melanie's archive key is [REDACTED:api_key]")
+	word := NewTestFact("b", "word", "Melanie read the redacted report")
+	for _, f := range []*memory.Fact{extra, masked, word} {
+		f.DocumentID = "doc2"
+	}
+	w2.Facts = append(w2.Facts, extra, masked, word)
 	w2.Facts[1].Status = memory.StatusArchived
 	w2.Entities = []memory.EntityUpsert{up(a, "Melanie", memory.EntityPerson), up(c, "Jazz", memory.EntityTopic)}
 	closed := *w1.Relations[0]
@@ -171,7 +176,7 @@ func testStatsCounts(e *env) {
 	w2.Supersede = []memory.Supersession{{FactID: "doc1-f0", SupersededBy: "doc2-f0", ValidTo: testTime, ExpiredAt: testTime}}
 	e.writeNew(w2)
 
-	want := memory.Stats{Documents: 2, Chunks: 5, Facts: 6, Active: 4, Superseded: 1, Archived: 1, Entities: 3, Relations: 2, Links: 4}
+	want := memory.Stats{Documents: 2, Chunks: 5, Facts: 8, Active: 6, Superseded: 1, Archived: 1, Redacted: 1, Entities: 3, Relations: 2, Links: 4}
 	if got := e.stats("b"); got != want {
 		e.t.Errorf("Stats: got %+v, want %+v", got, want)
 	}
