@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mnemo-ai/mnemo/extract"
 	"github.com/mnemo-ai/mnemo/internal/testutil"
 	"github.com/mnemo-ai/mnemo/memory"
 	"github.com/mnemo-ai/mnemo/retain"
@@ -124,21 +125,48 @@ func (s *orderStore) SetBankEmbedder(ctx context.Context, bank, name string, dim
 }
 
 func (s *orderStore) WriteMany(ctx context.Context, ws []*memory.WriteBatch) []memory.WriteOutcome {
+	var banks []string
+	for _, w := range ws {
+		banks = append(banks, w.BankID)
+	}
 	s.mu.Lock()
-	s.log = append(s.log, "write")
+	s.log = append(s.log, "write "+strings.Join(banks, ","))
 	s.mu.Unlock()
 	return s.Store.WriteMany(ctx, ws)
 }
 
+// orderExtractor logs each extraction in its store's log, with the bank
+// the text names last ("… for bank c.").
+type orderExtractor struct {
+	retain.Extractor
+	s *orderStore
+}
+
+func (x *orderExtractor) Extract(ctx context.Context, in extract.Input) (*extract.Result, error) {
+	text := in.Text
+	for _, m := range in.Messages {
+		text += m.Text
+	}
+	if k := strings.Index(text, " for bank "); k >= 0 {
+		bank, _, _ := strings.Cut(text[k+len(" for bank "):], ".")
+		x.s.mu.Lock()
+		x.s.log = append(x.s.log, "extract "+bank)
+		x.s.mu.Unlock()
+	}
+	return x.Extractor.Extract(ctx, in)
+}
+
 // TestPipeline_RetainMany_EmbedderFirst checks that RetainMany records
-// every bank's embedder before its first write, so that no item being
-// prepared waits for a group's transaction to do it, and that a bank
-// that cannot take it still fails its own items only.
+// each bank's embedder once, as its first item is read, before the
+// bank's first write (so that no item being prepared waits for a group's
+// transaction to do it), and that a bank that cannot take it still fails
+// its own items only.
 func TestPipeline_RetainMany_EmbedderFirst(t *testing.T) {
 	e := newEnv(t)
 	testutil.CreateBank(t, e.store, "c")
 	st := &orderStore{Store: e.store}
 	e.p.Store = st
+	e.p.Extractor = &orderExtractor{Extractor: e.p.Extractor, s: st}
 	// One preparer, items of over half a group: bank c's first item
 	// starts only once the first group (two items) is written.
 	defer func(n int) { retain.DefaultWorkers = n }(retain.DefaultWorkers)
@@ -147,7 +175,7 @@ func TestPipeline_RetainMany_EmbedderFirst(t *testing.T) {
 	big := strings.Repeat(line, retain.DefaultGroupBytes*55/100/len(line))
 	var reqs []memory.RetainRequest
 	for i, bank := range []string{"b", "b", "b", "c", "nobank", "c"} {
-		text := fmt.Sprint("Mel planted ", i, " tomatoes in the garden.")
+		text := fmt.Sprint("Mel planted ", i, " tomatoes in the garden for bank ", bank, ".")
 		if bank == "b" {
 			text += "\n" + big
 		}
@@ -159,13 +187,14 @@ func TestPipeline_RetainMany_EmbedderFirst(t *testing.T) {
 			t.Errorf("item %d (bank %s): error %v", i, reqs[i].BankID, err)
 		}
 	}
-	first := slices.Index(st.log, "write")
-	if first < 0 {
-		t.Fatalf("no write: %q", st.log)
-	}
 	for _, bank := range []string{"b", "c"} {
-		if k := slices.Index(st.log, "embedder "+bank); k < 0 || k > first {
-			t.Errorf("bank %s's embedder recorded at %d, the first write at %d: %q", bank, k, first, st.log)
+		first := slices.IndexFunc(st.log, func(l string) bool {
+			return strings.HasPrefix(l, "write ") && slices.Contains(strings.Split(l[len("write "):], ","), bank)
+		})
+		k := slices.Index(st.log, "embedder "+bank)
+		prepared := slices.Index(st.log, "extract "+bank)
+		if first < 0 || k < 0 || k > first || k > prepared || slices.Index(st.log[k+1:], "embedder "+bank) >= 0 {
+			t.Errorf("bank %s's embedder recorded at %d, its first item prepared at %d, its first write at %d: %q", bank, k, prepared, first, st.log)
 		}
 	}
 }

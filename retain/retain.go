@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -227,10 +228,53 @@ const tailGroupBytes = DefaultGroupBytes / 16
 // Judge (the LLM path) each item is resolved and written alone, in order,
 // so it is judged against every item before it. It stops
 // early only when ctx ends; unstarted items then get ctx's error.
+// It is RetainStream over reqs.
 func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, progress func(done int)) ([]*memory.RetainResult, []error) {
 	results := make([]*memory.RetainResult, len(reqs))
 	errs := make([]error, len(reqs))
-	drafts := make([]*draft, len(reqs))
+	read := 0
+	p.RetainStream(ctx, func() (memory.RetainRequest, bool) {
+		if read == len(reqs) {
+			return memory.RetainRequest{}, false
+		}
+		read++
+		return reqs[read-1], true
+	}, func(i int, req *memory.RetainRequest, res *memory.RetainResult, err error) {
+		reqs[i], results[i], errs[i] = *req, res, err // the request as retained (redacted)
+	}, progress)
+	for i := read; i < len(reqs); i++ {
+		errs[i] = ctx.Err() // never read: ctx ended first
+	}
+	return results, errs
+}
+
+// streamItem is one request of RetainStream on its way: read, prepared,
+// written.
+type streamItem struct {
+	i     int
+	req   memory.RetainRequest
+	bytes int
+	// turn is closed once the item has a worker; after is the item
+	// before's: items take workers in order.
+	turn, after chan struct{}
+	draft       *draft
+	res         *memory.RetainResult
+	err         error
+}
+
+// RetainStream is RetainMany over requests handed over one at a time, for
+// input read as it is retained: an import of any size holds only what is
+// read and not yet written. next returns the next request, or false once
+// there is none; it runs on a goroutine of its own, one call at a time,
+// and is called only while fewer than about DefaultGroupBytes of text (and
+// DefaultWorkers + DefaultGroup requests) are read and not yet prepared.
+// done receives each request (as retained: redacted) with its result or
+// error, in order, on the caller's goroutine, once it is written; req is
+// the pipeline's, valid during the call only. progress, when set, is
+// called after each group with the count done so far. Once ctx ends
+// nothing more is read, and what was read gets its result if it was
+// written, ctx's error otherwise.
+func (p *Pipeline) RetainStream(ctx context.Context, next func() (memory.RetainRequest, bool), done func(i int, req *memory.RetainRequest, res *memory.RetainResult, err error), progress func(done int)) {
 	// On the LLM path an item's conflicts and relations are resolved
 	// against everything written before it, so resolution and writes go
 	// one item at a time, in order; extraction still runs in parallel.
@@ -241,106 +285,163 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 	}
 	bulk, _ := p.Store.(memory.BulkWriter)
 	var (
-		group      []*memory.WriteBatch
-		idx        []int
-		start      int   // the index of the group's first item
+		group      []*streamItem
 		groupBytes int   // the text of the group's items
 		stopped    error // ctx's error once it ended at a group's start
+		read       int
+		lastTurn   chan struct{}
 	)
-	// Prepare in parallel, hand over in order of index, so the writer
-	// rarely waits; the window keeps memory flat on huge imports: a
-	// group's worth of items ahead, by count and by text. Only
-	// DefaultWorkers items are prepared at once, taken in order: the
-	// window's items all at once would share the cores and finish
-	// together, late, leaving the writer idle until then.
-	ahead := DefaultGroup
-	left := 0 // the text of the items not yet yielded
-	if len(reqs) > 0 {
-		for i := range reqs {
-			left += reqs[i].TextBytes()
-		}
-		if mean := left / len(reqs); mean > 0 {
-			ahead = min(ahead, max(1, DefaultGroupBytes/mean))
-		}
-	}
-	p.recordEmbedders(ctx, reqs)
+	// Prepare in parallel, hand over in order, so the writer rarely
+	// waits; what is read ahead is bounded by its text, so memory stays
+	// flat on huge imports: a group's worth of items ahead. Only
+	// DefaultWorkers items are prepared at once, taken in order: many
+	// items at once would share the cores and finish together, late,
+	// leaving the writer idle until then.
+	var (
+		pending atomic.Int64 // the text read and not yet yielded
+		ended   atomic.Bool  // next reported the end: pending is all that is left
+		room    = make(chan struct{}, 1)
+		tried   = map[string]bool{}
+	)
 	workers := make(chan struct{}, max(DefaultWorkers, 1))
-	turns := make([]chan struct{}, len(reqs)) // closed once item i has a worker
-	for i := range turns {
-		turns[i] = make(chan struct{})
+	nextItem := func() (*streamItem, bool) {
+		for pending.Load() >= DefaultGroupBytes {
+			select {
+			case <-room:
+			case <-ctx.Done():
+				return nil, false
+			}
+		}
+		req, ok := next()
+		if !ok {
+			ended.Store(true)
+			return nil, false
+		}
+		if b := req.BankID; !tried[b] {
+			// Each bank's embedder is recorded before its first item is
+			// prepared, while the preparers do not wait for it: an item
+			// doing it as it was embedded waited for a group's
+			// transaction, its core idle. A failure is left for the
+			// bank's items to report.
+			tried[b] = true
+			_ = p.recordEmbedder(ctx, b)
+		}
+		it := &streamItem{i: read, req: req, bytes: req.TextBytes(), turn: make(chan struct{}), after: lastTurn}
+		read++
+		lastTurn = it.turn
+		pending.Add(int64(it.bytes))
+		return it, true
 	}
-	ordered.Run(ctx, len(reqs), DefaultWorkers+ahead, func(i int) {
-		if i > 0 {
-			<-turns[i-1] // items start in order; ordered.Run starts every item before i
+	ordered.Stream(ctx, DefaultWorkers+DefaultGroup, nextItem, func(it *streamItem) {
+		if it.after != nil {
+			<-it.after
 		}
 		workers <- struct{}{}
-		close(turns[i])
+		close(it.turn)
 		defer func() { <-workers }()
 		if p.Redact != nil {
-			p.Redact(ctx, &reqs[i]) // first: a long item's segments are cut from the redacted text
+			p.Redact(ctx, &it.req) // first: a long item's segments are cut from the redacted text
 		}
-		if p.segmented(&reqs[i]) {
+		if p.segmented(&it.req) {
 			return // retained alone, in segments, when its turn to be written comes
 		}
-		drafts[i], results[i], errs[i] = p.draft(ctx, reqs[i])
-		if errs[i] == nil && results[i] == nil && !oneByOne {
-			errs[i] = p.resolve(ctx, drafts[i])
+		it.draft, it.res, it.err = p.draft(ctx, it.req)
+		if it.err == nil && it.res == nil && !oneByOne {
+			it.err = p.resolve(ctx, it.draft)
 		}
-	}, func(i int, started bool) {
-		if !started {
-			errs[i] = ctx.Err()
-		}
-		if i == start && stopped == nil {
+	}, func(it *streamItem) {
+		if len(group) == 0 && stopped == nil {
 			stopped = ctx.Err()
 		}
-		groupBytes += reqs[i].TextBytes()
-		left -= reqs[i].TextBytes()
+		groupBytes += it.bytes
+		left := pending.Add(-int64(it.bytes))
+		select {
+		case room <- struct{}{}:
+		default:
+		}
 		// A group also ends once it holds as much text as the items
-		// after it (tailGroupBytes and up): the last groups halve, so the
-		// write of the last one, which no preparation overlaps, is short.
-		last := i == len(reqs)-1 || i-start+1 == groupSize || groupBytes >= DefaultGroupBytes ||
-			groupBytes >= max(left, tailGroupBytes)
-		if stopped != nil {
-			results[i], errs[i], drafts[i] = nil, stopped, nil
-		} else if started && p.segmented(&reqs[i]) {
+		// after it (tailGroupBytes and up), once they are all read: the
+		// last groups halve, so the write of the last one, which no
+		// preparation overlaps, is short.
+		last := len(group)+1 == groupSize || groupBytes >= DefaultGroupBytes ||
+			(ended.Load() && int64(groupBytes) >= max(left, tailGroupBytes))
+		switch {
+		case stopped != nil:
+			it.res, it.err, it.draft = nil, stopped, nil
+			group = append(group, it)
+		case p.segmented(&it.req):
 			// A large document, in segments of its own commits, after
 			// the items before it (segment.go).
-			p.writeGroup(ctx, bulk, group, idx, drafts, results, errs)
-			group, idx = group[:0], idx[:0]
-			results[i], errs[i] = p.retainSegments(ctx, reqs[i], Along{})
-		} else {
-			if errs[i] == nil && results[i] == nil && oneByOne {
-				errs[i] = p.resolve(ctx, drafts[i])
+			p.flushGroup(ctx, bulk, group, done)
+			group = group[:0]
+			it.res, it.err = p.retainSegments(ctx, it.req, Along{})
+			group = append(group, it)
+		default:
+			if it.err == nil && it.res == nil && oneByOne {
+				it.err = p.resolve(ctx, it.draft)
 			}
-			if errs[i] == nil && results[i] == nil {
-				group = append(group, drafts[i].batch)
-				idx = append(idx, i)
-			}
+			group = append(group, it)
 		}
-		if !last {
+		if !last && !(ended.Load() && left == 0) {
 			return
 		}
-		if stopped == nil {
-			p.writeGroup(ctx, bulk, group, idx, drafts, results, errs)
-		}
-		group, idx = group[:0], idx[:0]
-		for j := start; j <= i; j++ {
-			drafts[j] = nil
-		}
-		start, groupBytes = i+1, 0
+		n := group[len(group)-1].i + 1
+		p.flushGroup(ctx, bulk, group, done)
+		group, groupBytes = group[:0], 0
 		if progress != nil && stopped == nil {
-			progress(i + 1)
+			progress(n)
 		}
 	})
-	// An item that lost a race for an edge or a fact (another writer
-	// closed or superseded it since the item was resolved) is resolved
-	// and written again, alone.
-	for i, err := range errs {
-		if memory.LostRace(err) && ctx.Err() == nil {
-			results[i], errs[i] = p.Retain(ctx, reqs[i])
+	if len(group) > 0 { // the end came after the last item was yielded
+		n := group[len(group)-1].i + 1
+		p.flushGroup(ctx, bulk, group, done)
+		if progress != nil && stopped == nil {
+			progress(n)
 		}
 	}
-	return results, errs
+}
+
+// flushGroup writes the prepared items of group in one commit (a
+// BulkWriter's WriteMany) or one by one, and hands each item of group to
+// done, in order. An item that lost a race for an edge or a fact
+// (another writer closed or superseded it since the item was resolved)
+// is resolved and written again, alone.
+func (p *Pipeline) flushGroup(ctx context.Context, bulk memory.BulkWriter, group []*streamItem, done func(int, *memory.RetainRequest, *memory.RetainResult, error)) {
+	var batches []*memory.WriteBatch
+	var idx []*streamItem
+	for _, it := range group {
+		if it.err == nil && it.res == nil && it.draft != nil {
+			batches = append(batches, it.draft.batch)
+			idx = append(idx, it)
+		}
+	}
+	switch {
+	case len(batches) == 0:
+	case bulk != nil:
+		for k, o := range bulk.WriteMany(ctx, batches) {
+			if o.Err != nil {
+				idx[k].err = o.Err
+			} else {
+				idx[k].res = result(batches[k], o.Result, idx[k].draft.outcomes)
+			}
+		}
+	default:
+		for k, b := range batches {
+			res, err := p.Store.Write(ctx, b)
+			if err != nil {
+				idx[k].err = err
+			} else {
+				idx[k].res = result(b, res, idx[k].draft.outcomes)
+			}
+		}
+	}
+	for _, it := range group {
+		it.draft = nil
+		if memory.LostRace(it.err) && ctx.Err() == nil {
+			it.res, it.err = p.Retain(ctx, it.req)
+		}
+		done(it.i, &it.req, it.res, it.err)
+	}
 }
 
 // MaxResolveAttempts is how many times RetainWith resolves and writes an
@@ -349,32 +450,6 @@ func (p *Pipeline) RetainMany(ctx context.Context, reqs []memory.RetainRequest, 
 // edge at once, each attempt after a random pause of up to 10 ms times
 // the attempts so far.
 const MaxResolveAttempts = 10
-
-// writeGroup writes a group of prepared batches, in one commit when the
-// store is a memory.BulkWriter, and records each one's result or error
-// at its index.
-func (p *Pipeline) writeGroup(ctx context.Context, bulk memory.BulkWriter, group []*memory.WriteBatch, idx []int, drafts []*draft, results []*memory.RetainResult, errs []error) {
-	switch {
-	case len(group) == 0:
-	case bulk != nil:
-		for k, o := range bulk.WriteMany(ctx, group) {
-			if o.Err != nil {
-				errs[idx[k]] = o.Err
-			} else {
-				results[idx[k]] = result(group[k], o.Result, drafts[idx[k]].outcomes)
-			}
-		}
-	default:
-		for k, b := range group {
-			res, err := p.Store.Write(ctx, b)
-			if err != nil {
-				errs[idx[k]] = err
-			} else {
-				results[idx[k]] = result(b, res, drafts[idx[k]].outcomes)
-			}
-		}
-	}
-}
 
 // result turns a store's write result into a retain result, with the
 // outcome of each extracted fact unless the write found the whole item a
@@ -655,20 +730,6 @@ func (p *Pipeline) recordEmbedder(ctx context.Context, bank string) error {
 	}
 	p.checked.Store(bank, true)
 	return nil
-}
-
-// recordEmbedders records the embedder of every bank of reqs before
-// RetainMany prepares them, while the writer is free: an item doing it
-// as it was embedded waited for a group's transaction, its core idle. A
-// failure is left for the bank's items to report.
-func (p *Pipeline) recordEmbedders(ctx context.Context, reqs []memory.RetainRequest) {
-	tried := map[string]bool{}
-	for i := range reqs {
-		if b := reqs[i].BankID; !tried[b] {
-			tried[b] = true
-			_ = p.recordEmbedder(ctx, b)
-		}
-	}
 }
 
 // embed embeds the facts in batches and records the bank's embedder.

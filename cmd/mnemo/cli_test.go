@@ -77,12 +77,12 @@ func TestImport_Interrupted(t *testing.T) {
 		if code != exitInterrupted {
 			t.Fatalf("exit %d, want %d\nstderr: %s", code, exitInterrupted, stderr.String())
 		}
-		var n, items, facts int
-		if _, err := fmt.Sscanf(stderr.String(), "mnemo: interrupted: %d of %d items imported (%d facts)", &n, &items, &facts); err != nil {
+		var n, facts int
+		if _, err := fmt.Sscanf(stderr.String(), "mnemo: interrupted: %d items imported (%d facts)", &n, &facts); err != nil {
 			t.Fatalf("stderr = %q, want how many items landed: %v", stderr.String(), err)
 		}
-		if st := stats(t, db, "default"); st.Documents != n || st.Facts != facts || items != len(lines) {
-			t.Errorf("said %d of %d items (%d facts); the bank holds %+v", n, items, facts, st)
+		if st := stats(t, db, "default"); st.Documents != n || st.Facts != facts || n == len(lines) {
+			t.Errorf("said %d of %d items (%d facts); the bank holds %+v", n, len(lines), facts, st)
 		}
 		// Run again: the rest lands, nothing twice.
 		mustRun(t, db, "import", path)

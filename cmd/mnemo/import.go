@@ -128,7 +128,7 @@ Malformed lines are reported and skipped.`,
 				return usagef("unknown --format %q: use jsonl, locomo or export", format)
 			}
 			if err != nil && cmd.Context().Err() != nil {
-				return &interruptedError{fmt.Sprintf("interrupted: %d of %d items imported (%d facts); run the import again for the rest (imported items are skipped)", rep.Retained, rep.Items, rep.Facts)}
+				return &interruptedError{fmt.Sprintf("interrupted: %d items imported (%d facts); run the import again for the rest (imported items are skipped)", rep.Retained, rep.Facts)}
 			}
 			if err != nil {
 				return err

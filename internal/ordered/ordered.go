@@ -59,3 +59,50 @@ func Run(ctx context.Context, n, window int, work func(i int), yield func(i int,
 		yield(i, started[i])
 	}
 }
+
+// Stream is Run over items handed over one at a time, for input read as
+// it is processed: next is called on a goroutine of Stream's, one call at
+// a time and only while fewer than window items are handed over and not
+// yet yielded, until it reports false or ctx ends; work(item) starts on a
+// goroutine of its own as soon as next handed item over, and yield(item)
+// runs in the order next handed them over, on the caller's goroutine, one
+// call at a time, as soon as work(item) has returned. Every item next
+// handed over is worked and yielded, even once ctx has ended; none is
+// handed over after that. Stream returns once the last one is yielded.
+func Stream[T any](ctx context.Context, window int, next func() (T, bool), work func(T), yield func(T)) {
+	type handed struct {
+		item  T
+		ready chan struct{}
+	}
+	window = max(window, 1)
+	queue := make(chan handed, window)
+	slots := make(chan struct{}, window)
+	go func() {
+		defer close(queue)
+		for {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			item, ok := next()
+			if !ok {
+				return
+			}
+			h := handed{item, make(chan struct{})}
+			queue <- h // never blocks: at most window are handed over and not yet taken
+			go func() {
+				defer close(h.ready)
+				work(h.item)
+			}()
+		}
+	}()
+	for h := range queue {
+		<-h.ready
+		<-slots
+		yield(h.item)
+	}
+}
