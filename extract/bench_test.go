@@ -2,12 +2,15 @@ package extract_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-ai/mnemo/bench"
 	"github.com/mnemo-ai/mnemo/extract"
+	"github.com/mnemo-ai/mnemo/importer"
+	"github.com/mnemo-ai/mnemo/memory"
 )
 
 // BenchmarkHeuristic_ExtractSynthetic extracts the documents of a
@@ -56,4 +59,37 @@ func BenchmarkResolveTimeRange_Forms(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkHeuristic_BEAMSessions extracts the sessions of BEAM dev
+// (../shared/data/beam-dev.json: long user ↔ assistant turns, code,
+// lists) as an import does, on one goroutine, and reports MB/s of text.
+// It skips without the shared data.
+func BenchmarkHeuristic_BEAMSessions(b *testing.B) {
+	const path = "../../shared/data/beam-dev.json"
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("no BEAM dev data at", path)
+	}
+	d, err := importer.LoadLoCoMo(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var reqs []memory.RetainRequest
+	text := 0
+	for _, c := range d.Conversations {
+		for _, r := range c.RetainRequests(c.ID) {
+			reqs = append(reqs, r)
+			text += r.TextBytes()
+		}
+	}
+	h := extract.NewHeuristic()
+	ctx := context.Background()
+	for b.Loop() {
+		for _, r := range reqs {
+			if _, err := h.Extract(ctx, extract.Input{Messages: r.Messages, At: r.At}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(text)*float64(b.N)/1e6/b.Elapsed().Seconds(), "MB/s")
 }

@@ -78,6 +78,7 @@ func (s *Store) Forget(ctx context.Context, bankID string, ids []string, rec *me
 		return nil, err
 	}
 	s.mirror.Apply(bankID, version, &change)
+	s.mirror.Forgot(bankID) // the bank's index file held them too
 	s.checkpoint(ctx)
 	return out, nil
 }

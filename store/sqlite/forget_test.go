@@ -172,3 +172,81 @@ func scanTables(t *testing.T, path string, needles [][]byte) int {
 	}
 	return found
 }
+
+// TestStore_ForgetLeavesNoTraceInIndexFile forgets a fact of a bank whose
+// search index has its index file beside the database, and finds neither
+// the forgotten word nor the fact's id in any file of the index folder,
+// whether the forget was the store's only change or it closes at once.
+func TestStore_ForgetLeavesNoTraceInIndexFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "mnemo.db")
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeForgettable(t, ctx, s)
+	if err := s.Close(); err != nil { // writes the index file
+		t.Fatal(err)
+	}
+	needles := [][]byte{[]byte(strings.ToLower(forgetWord)), []byte(forgetID)}
+	// The needles are in the index file before: the test can fail.
+	if n := scanFiles(t, sqlite.IndexDir(path), needles); n == 0 {
+		t.Fatal("before forget: no index file holds the word or the id; the scan cannot fail")
+	}
+	s, err = sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := s.SearchText(ctx, "b", []string{"alice"}, 5, memory.Filter{}); err != nil || len(hits) == 0 {
+		t.Fatalf("SearchText from the index file: %v, %v", hits, err)
+	}
+	if _, err := s.Forget(ctx, "b", []string{forgetID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := scanFiles(t, sqlite.IndexDir(path), needles); n != 0 {
+		t.Errorf("after forget: %d index file(s) still hold the forgotten word or id", n)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := scanFiles(t, sqlite.IndexDir(path), needles); n != 0 {
+		t.Errorf("after forget and close: %d index file(s) still hold the forgotten word or id", n)
+	}
+	if entries, err := os.ReadDir(sqlite.IndexDir(path)); err != nil || len(entries) != 1 {
+		t.Errorf("index folder after close: %v, %v; want the file written again, without the forgotten fact", entries, err)
+	}
+	// The next process still answers from the rows or a rewritten file.
+	s, err = sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if hits, err := s.SearchText(ctx, "b", []string{"alice"}, 50, memory.Filter{}); err != nil || len(hits) != 30 {
+		t.Errorf("SearchText after forget, new store: %d hits, %v; want 30", len(hits), err)
+	}
+}
+
+// scanFiles reads every file of dir and returns how many hold one of
+// needles, logging each.
+func scanFiles(t *testing.T, dir string, needles [][]byte) int {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range needles {
+			if i := bytes.Index(b, n); i >= 0 {
+				t.Logf("%s holds %q at byte %d", e.Name(), n, i)
+				found++
+				break
+			}
+		}
+	}
+	return found
+}

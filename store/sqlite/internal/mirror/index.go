@@ -81,6 +81,9 @@ type bankIndex struct {
 	// fileGraph is the graph's nodes the index file holds (0: none).
 	fileGraph int
 	saving    bool
+	// forgets counts the forgets of the bank's facts (Mirror.Forgot): a
+	// file encoded before one must not be written.
+	forgets int
 	// saveTimer is a background write due (saveLater).
 	saveTimer *time.Timer
 

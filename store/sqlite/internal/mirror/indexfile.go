@@ -187,6 +187,7 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 		}
 	}
 	s := encode(bank, x, docs, x.fp)
+	forgets := x.forgets
 	if docs != nil {
 		docs.mu.RUnlock()
 	}
@@ -214,8 +215,10 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.closed {
-		os.Remove(name) // the bank was dropped: its file must not come back
+	if x.closed || x.forgets != forgets {
+		// The bank was dropped, or facts the file holds were forgotten
+		// since it was encoded: it must not come back.
+		os.Remove(name)
 		return
 	}
 	if err := os.Rename(name, indexPath(x.indexDir, bank)); err != nil {

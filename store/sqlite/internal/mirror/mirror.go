@@ -253,6 +253,30 @@ func (m *Mirror) Drop(bank string) {
 	}
 }
 
+// Forgot removes the bank's index file after the store forgot some of its
+// facts, so that no file on disk holds them (their words, ids or
+// vectors) from then on, and makes a loaded index write a new one, as an
+// index with no file does. The caller has applied the forget (Apply).
+func (m *Mirror) Forgot(bank string) {
+	m.mu.Lock()
+	x := m.facts[bank]
+	m.mu.Unlock()
+	dir := m.settings().IndexDir
+	if x != nil {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		dir = x.indexDir
+		if x.indexReadOnly {
+			return
+		}
+		x.fileVersion, x.sinceFile, x.fileGraph = -1, 0, 0
+		x.forgets++ // a write under way may hold the forgotten facts: it must not land
+	}
+	if dir != "" {
+		os.Remove(indexPath(dir, bank))
+	}
+}
+
 // Apply brings a loaded index up to date with a write the store just
 // committed, which moved the bank's change counter to version. If the
 // index missed another writer's change in between, it is left stale and
