@@ -1,7 +1,9 @@
 package hnsw
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"sync"
@@ -204,19 +206,14 @@ func (v *Int8Vectors) Dot(q *Query, i int) float32 {
 }
 
 // ReadInt8Vectors returns a store of the n vectors of dimension dim that
-// r holds as [Int8Vectors.WriteTo] writes them: every vector's int8
-// components, then every scale as a little-endian float32. They are read
-// straight into the store's blocks, without a copy in between.
+// r holds as [Int8Vectors.WriteTo] writes them: every scale as a
+// little-endian float32, then every vector's int8 components. They are
+// read straight into the store's blocks, without a copy in between.
 func ReadInt8Vectors(r io.Reader, dim, n int) (*Int8Vectors, error) {
 	v := NewInt8Vectors(dim)
 	bs := make([]*vecBlock, (n+blockSize-1)/blockSize)
 	for b := range bs {
-		k := min(blockSize, n-b*blockSize)
 		bs[b] = &vecBlock{data: make([]int8, blockSize*dim), scales: make([]float32, blockSize)}
-		data := bs[b].data[:k*dim]
-		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(data))), len(data))); err != nil {
-			return nil, err
-		}
 	}
 	for b := range bs {
 		k := min(blockSize, n-b*blockSize)
@@ -235,13 +232,66 @@ func ReadInt8Vectors(r io.Reader, dim, n int) (*Int8Vectors, error) {
 			sc[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
 		}
 	}
+	for b := range bs {
+		k := min(blockSize, n-b*blockSize)
+		data := bs[b].data[:k*dim]
+		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(data))), len(data))); err != nil {
+			return nil, err
+		}
+	}
+	v.blocks.Store(&bs)
+	v.n.Store(int64(n))
+	return v, nil
+}
+
+// Int8VectorsLen returns the length of the form of n vectors of
+// dimension dim, as [Int8Vectors.WriteTo] writes them.
+func Int8VectorsLen(dim, n int) int64 { return int64(n) * int64(dim+4) }
+
+// Int8VectorsIn returns a store of the n vectors of dimension dim that b
+// holds in the form [Int8Vectors.WriteTo] writes, kept in b rather than
+// copied: b (a file mapped into memory) must start 4-byte aligned, stay
+// valid while the store and any graph over it are in use, and hold
+// nothing a writer must not change (the store never writes into it: the
+// last block, when not full, is copied, so appends go to memory of its
+// own). On a big-endian machine the vectors are copied.
+func Int8VectorsIn(b []byte, dim, n int) (*Int8Vectors, error) {
+	if int64(len(b)) != Int8VectorsLen(dim, n) {
+		return nil, fmt.Errorf("int8 vectors: %d bytes for %d vectors of dimension %d", len(b), n, dim)
+	}
+	if !littleEndian || (n > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0) {
+		return ReadInt8Vectors(bytes.NewReader(b), dim, n)
+	}
+	v := NewInt8Vectors(dim)
+	var scales []float32
+	var comps []int8
+	if n > 0 {
+		scales = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	}
+	if n > 0 && dim > 0 {
+		comps = unsafe.Slice((*int8)(unsafe.Pointer(&b[4*n])), n*dim)
+	}
+	bs := make([]*vecBlock, (n+blockSize-1)/blockSize)
+	for i := range bs {
+		lo, hi := i*blockSize, min(n, (i+1)*blockSize)
+		if hi-lo == blockSize {
+			bs[i] = &vecBlock{data: comps[lo*dim : hi*dim : hi*dim], scales: scales[lo:hi:hi]}
+			continue
+		}
+		blk := &vecBlock{data: make([]int8, blockSize*dim), scales: make([]float32, blockSize)}
+		copy(blk.data, comps[lo*dim:hi*dim])
+		copy(blk.scales, scales[lo:hi])
+		bs[i] = blk
+	}
 	v.blocks.Store(&bs)
 	v.n.Store(int64(n))
 	return v, nil
 }
 
 // WriteTo writes the vectors at the given indexes to w, in that order,
-// as ReadInt8Vectors reads them, and returns the bytes written.
+// as ReadInt8Vectors reads them — their scales first, so that a form
+// starting 4-byte aligned has them aligned ([Int8VectorsIn]), then their
+// components — and returns the bytes written.
 func (v *Int8Vectors) WriteTo(w io.Writer, indexes []int) (int64, error) {
 	var n int64
 	b := make([]byte, 0, 256<<10)
@@ -252,18 +302,18 @@ func (v *Int8Vectors) WriteTo(w io.Writer, indexes []int) (int64, error) {
 		return err
 	}
 	for _, i := range indexes {
-		q, _ := v.raw(i)
-		b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(q))), len(q))...)
-		if len(b) > cap(b)-v.dim {
+		_, s := v.raw(i)
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
+		if len(b) > cap(b)-4 {
 			if err := flush(); err != nil {
 				return n, err
 			}
 		}
 	}
 	for _, i := range indexes {
-		_, s := v.raw(i)
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
-		if len(b) > cap(b)-4 {
+		q, _ := v.raw(i)
+		b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(q))), len(q))...)
+		if len(b) > cap(b)-v.dim {
 			if err := flush(); err != nil {
 				return n, err
 			}
