@@ -56,7 +56,7 @@ func newFactPlaces(n int) factPlaces {
 
 // get returns the place of fact id.
 func (p *factPlaces) get(id string) (factAt, bool) {
-	i, ok := p.idx.get(idHash(id), func(i int) bool { return p.ids[i] == id })
+	i, ok := p.idx.get(idHash(placeSeed, id), func(i int) bool { return p.ids[i] == id })
 	if !ok {
 		return factAt{}, false
 	}
@@ -65,14 +65,14 @@ func (p *factPlaces) get(id string) (factAt, bool) {
 
 // set sets the place of fact id.
 func (p *factPlaces) set(id string, at factAt) {
-	h := idHash(id)
+	h := idHash(placeSeed, id)
 	eq := func(i int) bool { return p.ids[i] == id }
 	if i, ok := p.idx.get(h, eq); ok {
 		p.at[i] = at
 		return
 	}
 	p.ids, p.at = append(p.ids, id), append(p.at, at)
-	p.idx.put(h, len(p.ids)-1, eq, func(i int) uint64 { return idHash(p.ids[i]) })
+	p.idx.put(h, len(p.ids)-1, eq, func(i int) uint64 { return idHash(placeSeed, p.ids[i]) })
 }
 
 // len returns the number of facts placed.

@@ -322,7 +322,7 @@ func (m *Mirror) bank(bank string, created int64) (*bankIndex, error) {
 		void = x
 		s := m.settings()
 		x = newBankIndex()
-		x.created = created
+		x.created, x.idSeed = created, idSeedOf(bank, created)
 		x.floatVectors = s.FloatVectors
 		x.annThreshold = s.ANNThreshold
 		x.efSearch = cmp.Or(s.EfSearch, hnsw.DefaultEfSearch)

@@ -399,28 +399,28 @@ func TestIndexFile_Corrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idxAt, qAt := int(h.headerLen), int(h.headerLen)+int(h.idxLen)
-	floatAt := qAt + int(h.qLen)
+	idxAt, idxEnd := int(h.sec[secIndex].off), int(h.sec[secIndex].off+h.sec[secIndex].len)
+	floatAt := int(h.sec[secFloat].off)
 	flip := func(at int) func([]byte) []byte {
 		return func(b []byte) []byte { b = slices.Clone(b); b[at] ^= 0x10; return b }
 	}
-	cases := []struct {
+	type damage struct {
 		name string
 		file func([]byte) []byte
 		// lazy: the damage is in the float32 vectors, which the load
 		// does not read.
 		lazy bool
-	}{
+	}
+	cases := []damage{
 		{"Empty", func([]byte) []byte { return nil }, false},
 		{"TruncatedHeader", func(b []byte) []byte { return b[:20] }, false},
-		{"TruncatedIndex", func(b []byte) []byte { return b[:idxAt+(qAt-idxAt)/2] }, false},
+		{"TruncatedIndex", func(b []byte) []byte { return b[:idxAt+(idxEnd-idxAt)/2] }, false},
 		{"TruncatedVectors", func(b []byte) []byte { return b[:floatAt+100] }, false},
 		{"TruncatedTrailer", func(b []byte) []byte { return b[:len(b)-3] }, false},
 		{"FlippedVersion", flip(len(fileMagic) + 4 + 4 + 8 + 8), false},
+		{"FlippedHeaderChecksum", flip(int(h.headerLen) - 2), false},
 		{"FlippedString", flip(idxAt + 12), false},
-		{"FlippedEntry", flip(idxAt + (qAt-idxAt)/3), false},
-		{"FlippedPosting", flip(idxAt + 2*(qAt-idxAt)/3), false},
-		{"FlippedInt8", flip(qAt + (floatAt-qAt)/2), false},
+		{"FlippedEntry", flip(idxAt + (idxEnd-idxAt)/3), false},
 		// A vector is checked when a search reads it: the load takes the
 		// rest of the file, the bad vectors come from the database, and
 		// the file is replaced.
@@ -432,10 +432,19 @@ func TestIndexFile_Corrupt(t *testing.T) {
 			}
 			return b
 		}, true},
-		{"FlippedVectorChecksum", flip(floatAt + int(h.floatLen) + 2), false},
-		{"FlippedChecksum", flip(len(good) - trailerLen), false},
+		{"FlippedEndMark", flip(len(good) - 1), false},
 		{"Appended", func(b []byte) []byte { return append(slices.Clone(b), 0) }, false},
 		{"OtherBank", func([]byte) []byte { return other }, false},
+	}
+	// Every section but the float32 vectors is checked whole on load:
+	// a byte flipped at its start, middle or end is found there.
+	for i, sec := range h.sec {
+		if i == secFloat || sec.len == 0 {
+			continue
+		}
+		for _, at := range []int{int(sec.off), int(sec.off + sec.len/2), int(sec.off+sec.len) - 1} {
+			cases = append(cases, damage{fmt.Sprintf("Flipped%s@%d", sectionNames[i], at), flip(at), false})
+		}
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -818,7 +827,7 @@ func TestIndexFile_Graph(t *testing.T) {
 	want := graphAnswers(t, m, "a", dim)
 	m.Close()
 	h := fileHeaderOf(t, dir, "a")
-	if h.graphLen == 0 {
+	if h.sec[secGraph].len == 0 {
 		t.Fatal("the index file holds no graph")
 	}
 
@@ -919,45 +928,60 @@ func TestIndexFile_GraphCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := fileHeaderOf(t, dir, "a")
-	idxAt := int(h.headerLen)
-	qAt := idxAt + int(h.idxLen)
-	graphAt := qAt + int(h.qLen)
-	floatAt := graphAt + int(h.graphLen)
-	tableAt := floatAt + int(h.floatLen)
-	endAt := tableAt + int(h.tableLen)
-	if h.graphLen == 0 || endAt+trailerLen != len(good) {
-		t.Fatalf("graph of %d bytes, sections end at %d of %d", h.graphLen, endAt+trailerLen, len(good))
+	graph := h.sec[secGraph]
+	graphAt, graphEnd := int(graph.off), int(graph.off+graph.len)
+	if graph.len == 0 || int(h.sec[secSums].off+h.sec[secSums].len)+trailerLen != len(good) {
+		t.Fatalf("graph of %d bytes, sections end at %d of %d", graph.len, h.sec[secSums].off+h.sec[secSums].len, len(good))
 	}
 	type damage struct {
 		name string
 		file func([]byte) []byte
 	}
 	var cases []damage
-	for _, s := range []struct {
-		name     string
-		from, to int
-	}{{"Header", 0, idxAt}, {"Index", idxAt, qAt}, {"Int8", qAt, graphAt}, {"Graph", graphAt, floatAt},
-		{"Float", floatAt, tableAt}, {"Checksums", tableAt, endAt}, {"Trailer", endAt, len(good)}} {
-		for _, at := range []int{s.from, (s.from + s.to) / 2, s.to - 1} {
-			cases = append(cases, damage{fmt.Sprintf("Truncated%s@%d", s.name, at), func(b []byte) []byte { return b[:at] }})
+	truncate := func(name string, at int) {
+		cases = append(cases, damage{fmt.Sprintf("Truncated%s@%d", name, at), func(b []byte) []byte { return b[:at] }})
+	}
+	for _, at := range []int{0, int(h.headerLen) / 2, int(h.headerLen) - 1} {
+		truncate("Header", at)
+	}
+	for i, sec := range h.sec {
+		if sec.len > 0 {
+			for _, at := range []int{int(sec.off), int(sec.off + sec.len/2), int(sec.off+sec.len) - 1} {
+				truncate(sectionNames[i], at)
+			}
 		}
 	}
-	for _, at := range []int{graphAt, graphAt + 9, graphAt + 30, graphAt + 40, (graphAt + floatAt) / 2, floatAt - 5} {
+	truncate("Trailer", len(good)-1)
+	for _, at := range []int{graphAt, graphAt + 9, graphAt + 30, graphAt + 40, (graphAt + graphEnd) / 2, graphEnd - 5} {
 		cases = append(cases, damage{fmt.Sprintf("FlippedGraph@%d", at), func(b []byte) []byte {
 			b = slices.Clone(b)
 			b[at] ^= 0x04
 			return b
 		}})
 	}
-	cases = append(cases, damage{"GraphLength", func(b []byte) []byte {
-		// A graph a few bytes longer in the header, the float32 vectors
-		// that much shorter: the lengths still add up.
-		b = slices.Clone(b)
-		at := len(fileMagic) + 4 + 4 + 8 + 8*4 + 4 + 8 + 8
-		binary.LittleEndian.PutUint64(b[at:], h.graphLen+8)
-		binary.LittleEndian.PutUint64(b[at+8:], h.floatLen-8)
-		return b
-	}})
+	// The header changed and its checksum made again: what it says of
+	// the sections must still agree with the file and the sections.
+	header := func(name string, change func(h *fileHeader)) {
+		cases = append(cases, damage{name, func(b []byte) []byte {
+			b = slices.Clone(b)
+			h2 := h
+			change(&h2)
+			copy(b, appendHeader(nil, &h2))
+			return b
+		}})
+	}
+	header("GraphLength", func(h *fileHeader) {
+		// A graph a few bytes longer, the float32 vectors that much
+		// shorter: the lengths still add up.
+		h.sec[secGraph].len += 8
+		h.sec[secFloat].len -= 8
+	})
+	header("GraphMoved", func(h *fileHeader) { h.sec[secGraph].off += sectionAlign })
+	for i := range h.sec {
+		if i != secFloat {
+			header("SectionChecksum-"+sectionNames[i], func(h *fileHeader) { h.sec[i].crc ^= 1 })
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if err := os.WriteFile(path, c.file(good), 0o600); err != nil {
@@ -1051,7 +1075,7 @@ func TestIndexFile_GraphBackground(t *testing.T) {
 		if err != nil {
 			return -1
 		}
-		return int64(h.graphLen)
+		return int64(h.sec[secGraph].len)
 	}
 	wait := func(ok func(int64) bool, what string) {
 		t.Helper()
