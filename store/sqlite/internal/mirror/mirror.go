@@ -349,7 +349,7 @@ func (m *Mirror) docBank(bank string, created int64) (*docIndex, error) {
 	}
 	x := m.docs[bank]
 	if x == nil || x.created != created {
-		x = newDocIndex(created)
+		x = newDocIndex(created, idSeedOf(bank, created))
 		m.docs[bank] = x
 	}
 	return x, nil

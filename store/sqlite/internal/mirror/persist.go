@@ -89,9 +89,11 @@ const (
 	// secTerms is each slot's term ids (int32), slot after slot.
 	secTerms
 	// secPos and secIDs are the slot tables by row and by id (slots.go),
-	// their entries as uint64s.
+	// their entries as uint64s; secPlaces the document mirror's table
+	// of fact ids (factPlaces), copied on load (empty: no mirror).
 	secPos
 	secIDs
+	secPlaces
 	// secInt8 is the int8 vectors, hnsw's form (every scale, then every
 	// vector's components).
 	secInt8
@@ -108,7 +110,7 @@ const (
 )
 
 // sectionNames names the sections in errors and tests.
-var sectionNames = [numSections]string{"index", "postings", "terms", "pos", "ids", "int8", "graph", "float", "sums"}
+var sectionNames = [numSections]string{"index", "postings", "terms", "pos", "ids", "places", "int8", "graph", "float", "sums"}
 
 // flagDocs: the file holds the document mirror too.
 const flagDocs = 1
@@ -514,7 +516,7 @@ func (l *loaded) decode(sec func(int) []byte, proto *bankIndex) error {
 		dd := &decoder{b: rest[docsAt:]}
 		wg.Go(func() {
 			var dx *docIndex
-			if dx, derr = decodeDocs(dd, strs, proto.created); derr != nil {
+			if dx, derr = decodeDocs(dd, strs, proto.created, l.h.idSeed, sec(secPlaces)); derr != nil {
 				return
 			}
 			if dd.off != len(dd.b) {
@@ -524,6 +526,9 @@ func (l *loaded) decode(sec func(int) []byte, proto *bankIndex) error {
 			dx.version = l.h.version
 			l.d = dx
 		})
+	}
+	if l.h.flags&flagDocs == 0 && l.h.sec[secPlaces].len != 0 {
+		return fmt.Errorf("a table of fact places without a document mirror")
 	}
 	err := l.decodeFacts(&decoder{b: rest[:docsAt]}, strs, sec, proto)
 	wg.Wait()
@@ -584,10 +589,10 @@ func (l *loaded) decodeFacts(d *decoder, strs string, sec func(int) []byte, prot
 		return fmt.Errorf("entry of row %d after the file's last row %d", x.meta[n-1].pk, x.maxPK)
 	}
 	var err error
-	if x.pos, err = slotTableIn(sec(secPos), n); err != nil {
+	if x.pos, err = slotTableIn(sec(secPos), n, true); err != nil {
 		return err
 	}
-	if x.byID, err = slotTableIn(sec(secIDs), n); err != nil {
+	if x.byID, err = slotTableIn(sec(secIDs), n, true); err != nil {
 		return err
 	}
 	x.idSeed = l.h.idSeed
@@ -704,9 +709,11 @@ func int32sIn(b []byte) ([]int32, error) {
 // metaSize is the least bytes an entry takes in the file.
 const metaSize = 8 + 8*4 + 8*3 + 4*3 + 1 + 4
 
-// decodeDocs reads a document mirror from d.
-func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
-	x := newDocIndex(created)
+// decodeDocs reads a document mirror from d, its facts' places from
+// places (a slot table of the file's, copied: the mirror outlives the
+// mapping of the file), the hashes of their ids seeded by seed.
+func decodeDocs(d *decoder, strs string, created int64, seed uint64, places []byte) (*docIndex, error) {
+	x := newDocIndex(created, seed)
 	x.maxPK, x.facts, x.totalLen = d.i64(), int(d.u64()), d.i64()
 	if x.facts < 0 || x.facts > len(d.b) {
 		return nil, fmt.Errorf("document mirror of %d facts", x.facts)
@@ -714,7 +721,8 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 	nd := d.count(16)
 	x.docs = make([]docEntry, nd)
 	x.slot = make(map[string]int32, nd)
-	x.at = newFactPlaces(x.facts)
+	// The ids in the order the writer made the table of (placesOrder).
+	x.at = factPlaces{ids: make([]string, 0, x.facts), at: make([]factAt, 0, x.facts), seed: seed}
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -726,15 +734,31 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 		if d.err != nil {
 			return nil, d.err
 		}
+		if nf > x.facts-len(x.at.ids) {
+			return nil, fmt.Errorf("document mirror of %d facts lists more", x.facts)
+		}
 		e.facts = make([]string, nf)
 		for j := range e.facts {
 			e.facts[j] = d.str(strs)
-			x.at.set(e.facts[j], factAt{doc: int32(i), pos: int32(j)})
+			x.at.ids = append(x.at.ids, e.facts[j])
+			x.at.at = append(x.at.at, factAt{doc: int32(i), pos: int32(j)})
 		}
 		x.slot[e.id] = int32(i)
 	}
-	for range d.count(8) {
-		x.at.set(d.str(strs), factAt{doc: -1})
+	none := d.count(8)
+	if d.err != nil || none > x.facts-len(x.at.ids) {
+		return nil, fmt.Errorf("document mirror of %d facts lists more", x.facts)
+	}
+	for range none {
+		x.at.ids = append(x.at.ids, d.str(strs))
+		x.at.at = append(x.at.at, factAt{doc: -1})
+	}
+	if len(x.at.ids) != x.facts {
+		return nil, fmt.Errorf("document mirror of %d facts lists %d", x.facts, len(x.at.ids))
+	}
+	var err error
+	if x.at.idx, err = slotTableIn(places, x.facts, false); err != nil {
+		return nil, err
 	}
 	nt := d.count(8)
 	x.termID = make(map[string]int32, nt)
@@ -757,9 +781,6 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 	}
 	if d.err != nil {
 		return nil, d.err
-	}
-	if x.at.len() != x.facts {
-		return nil, fmt.Errorf("document mirror of %d facts lists %d", x.facts, x.at.len())
 	}
 	return x, nil
 }
@@ -800,6 +821,9 @@ type snapshotOf struct {
 	newSlot         []int32
 	newTerm         []int32
 	postings, terms int
+	// places is the document mirror's table of fact places, as
+	// decodeDocs finds it (nil: no mirror).
+	places []byte
 	// graph, when not nil, is the graph of the slots it has linked,
 	// without the dead ones and numbered as the file's slots; graphN is
 	// its nodes.
@@ -897,6 +921,12 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	e.u32(termOff)
 	docsAt := len(e.b)
 	if d != nil {
+		s.places = placesTable(d)
+		if s.places == nil {
+			d = nil // a fact placed twice: the file goes without the mirror
+		}
+	}
+	if d != nil {
 		s.h.flags |= flagDocs
 		e.i64(d.maxPK)
 		e.b = binary.LittleEndian.AppendUint64(e.b, uint64(d.facts))
@@ -948,6 +978,7 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	s.h.sec[secTerms].len = uint64(termOff) * 4
 	s.h.sec[secPos].len = uint64(slotTableLen(n)) * 8
 	s.h.sec[secIDs].len = uint64(slotTableLen(n)) * 8
+	s.h.sec[secPlaces].len = uint64(len(s.places))
 	if dim > 0 {
 		s.h.sec[secInt8].len = uint64(hnsw.Int8VectorsLen(dim, n))
 		s.h.sec[secFloat].len = uint64(n) * uint64(dim) * 4
@@ -964,6 +995,47 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	s.h.headerLen = lenOfHeader(len(s.h.bank), len(s.h.lastID))
 	s.h.layout()
 	return s
+}
+
+// placesTable returns d's table of fact places for the order in which
+// decodeDocs lists the ids (each document's facts, then the facts of
+// none sorted), as slot table entries, or nil if an id is listed twice
+// (the mirror then cannot be written as it is). The caller holds d.mu
+// for reading.
+func placesTable(d *docIndex) []byte {
+	t := newSlotTable(d.at.len())
+	n := 0
+	add := func(id string) bool {
+		if n >= d.at.len() {
+			return false
+		}
+		t.putNew(idHash(d.seed, id), n)
+		n++
+		return true
+	}
+	for i := range d.docs {
+		for _, f := range d.docs[i].facts {
+			if !add(f) {
+				return nil
+			}
+		}
+	}
+	var none []string
+	for i, id := range d.at.ids {
+		if d.at.at[i].doc < 0 {
+			none = append(none, id)
+		}
+	}
+	slices.Sort(none)
+	for _, id := range none {
+		if !add(id) {
+			return nil
+		}
+	}
+	if n != d.at.len() {
+		return nil
+	}
+	return appendSlotTable(make([]byte, 0, 8*len(t.t)), &t)
 }
 
 // tempPattern names the temporary files index files are written to.
@@ -1118,6 +1190,9 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 		return fail(err)
 	}
 	if err := write(secIDs, func(w io.Writer) error { _, err := w.Write(appendSlotTable(nil, &ids)); return err }); err != nil {
+		return fail(err)
+	}
+	if err := write(secPlaces, func(w io.Writer) error { _, err := w.Write(s.places); return err }); err != nil {
 		return fail(err)
 	}
 	var table []byte

@@ -1,11 +1,11 @@
 package mirror
 
 import (
+	"slices"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"math/rand/v2"
 	"unsafe"
 )
 
@@ -155,10 +155,6 @@ func idSeedOf(bank string, created int64) uint64 {
 	return binary.LittleEndian.Uint64(sum[:])
 }
 
-// placeSeed seeds the hashes of the document mirror's fact ids (its
-// table is not kept in the file).
-var placeSeed = rand.Uint64()
-
 // pkHash returns the hash of a fact's row (splitmix64's finalizer).
 func pkHash(pk int64) uint64 {
 	z := uint64(pk) + 0x9e3779b97f4a7c15
@@ -212,11 +208,12 @@ func slotTableLen(n int) int { return max(16, 1<<bits.Len(uint(2*n))) }
 
 // slotTableIn returns the table of n slots whose entries b holds as
 // little-endian uint64s (appendSlotTable), kept in b (a mapped index
-// file, copy-on-write: a put or a del writes into it) when this machine's
-// order is theirs and b is 8-byte aligned, copied otherwise. A table of
-// another size, with an entry of a slot out of range or other than n
-// entries is an error: a lookup must never index past the entries.
-func slotTableIn(b []byte, n int) (slotTable, error) {
+// file, copy-on-write: a put or a del writes into it) when inPlace, this
+// machine's order is theirs and b is 8-byte aligned, copied otherwise.
+// A table of another size, with an entry of a slot out of range or other
+// than n entries is an error: a lookup must never index past the
+// entries.
+func slotTableIn(b []byte, n int, inPlace bool) (slotTable, error) {
 	size := slotTableLen(n)
 	if len(b) != 8*size {
 		return slotTable{}, fmt.Errorf("slot table of %d bytes for %d slots", len(b), n)
@@ -224,6 +221,9 @@ func slotTableIn(b []byte, n int) (slotTable, error) {
 	var t []uint64
 	if littleEndian && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 == 0 {
 		t = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), size)
+		if !inPlace {
+			t = slices.Clone(t)
+		}
 	} else {
 		t = make([]uint64, size)
 		for i := range t {
