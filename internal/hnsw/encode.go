@@ -293,7 +293,10 @@ func ReadIn(b []byte, vecs *Int8Vectors) (*Graph, error) {
 		return fail("%d nodes in %d bytes", n, size)
 	}
 	at := int64(graphHead)
-	g.levels = slices.Clone(b[at : at+int64(n)])
+	// Of capacity n exactly: Grow reallocates the arrays together, and
+	// the locks are sized to the levels' capacity.
+	g.levels = make([]uint8, n)
+	copy(g.levels, b[at:at+int64(n)])
 	at += int64(pad4(n))
 	upperLen, copiesSeen := 0, 0
 	for _, l := range g.levels {
