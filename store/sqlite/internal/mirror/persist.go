@@ -24,35 +24,44 @@ import (
 
 // A bank's index file keeps what a first search would otherwise rebuild
 // from every fact row — the index entries, the BM25 postings and
-// statistics, the int8 vectors with their scales, the float32 originals
-// and the document mirror — in the folder Settings.IndexDir, one file per
-// bank. It is a cache of the database, never a source: a load checks it
-// against the bank (identity, change counter, last fact) and applies
-// what the database holds beyond it as any stale mirror does (new rows
-// after its last row, every status, deletions), and a file that is torn,
-// corrupt, of another format or ahead of the database is ignored and
-// replaced.
+// statistics, the slot tables, the int8 vectors with their scales, the
+// HNSW graph, the float32 originals and the document mirror — in the
+// folder Settings.IndexDir, one file per bank. It is a cache of the
+// database, never a source: a load checks it against the bank
+// (identity, change counter, last fact) and applies what the database
+// holds beyond it as any stale mirror does (new rows after its last row,
+// every status, deletions), and a file that is torn, corrupt, of another
+// format or ahead of the database is ignored and replaced.
 //
 // Layout (little-endian): a header (fileMagic, format, flags,
-// fingerprint, the bank's creation time, version and last row, its id,
-// the lengths of the sections), the index section (strings, the
-// document mirror's offset, entries, tags, terms with their postings,
-// each slot's term ids, the document mirror), the int8 vectors (every
-// slot's components, then every scale), the HNSW graph of the slots it
-// had linked (hnsw's binary form, renumbered as the file's slots; absent
-// below the graph's threshold), the float32 section (one vector a slot,
-// read with pread while the index lives), the CRC-32C of each of those
-// vectors, and a trailer:
-// the CRC-32C of the header, the index section, the int8 vectors, the
-// graph and the vectors' checksums, and fileEnd. A load reads all but
-// the float32 section, the file's bulk; a vector is checked when a
-// search reads it, and one that fails is read from the database instead
-// (Source.Embedding). The graph is searched at once; the slots after
-// its last are linked into it in the background, as in a graph built
-// in this process. Files are written to a temporary file in
-// the folder and renamed over the old one, so a reader sees a whole file
-// or the previous one; a crash leaves at worst a temporary file (removed
-// once stale) or one the lengths or checksums refuse.
+// fingerprint, the bank's creation time, version and last row, the seed
+// of its id hashes, a table giving each section's offset, length and
+// CRC-32C, the bank id, the last fact's id, and the header's own
+// CRC-32C), then the sections, each at a multiple of sectionAlign, and
+// fileEnd. The sections (secIndex…secSums) are the index section
+// (strings, entries, each term with its postings' count, the document
+// mirror), then the arrays the index searches, laid out as it holds them
+// in memory: the postings, each slot's term ids, the slot tables by row
+// and by id, the document mirror's table of fact places, the int8
+// vectors (hnsw's form), the HNSW graph of the slots it had linked
+// (hnsw's form, renumbered as the file's slots; empty below the graph's
+// threshold), the float32 vectors (one a slot) and their CRC-32Cs.
+//
+// A load maps the file (copy-on-write) and checks the header, the
+// layout (a torn file, or a length changed, does not add up) and every
+// section's CRC-32C but the float32 vectors'; it decodes the index
+// section alone and uses the arrays where they are mapped, so it costs
+// what a search touches rather than the file's size. A float32 vector
+// is checked when a search reads it (pread), and one that fails is read
+// from the database instead (Source.Embedding). The graph is searched
+// at once; the slots after its last are linked into it in the
+// background, as in a graph built in this process. Files are written to
+// a temporary file in the folder (the header last, once the sections'
+// checksums are known) and renamed over the old one, never written in
+// place, so a reader sees a whole file or the previous one, and what a
+// process mapped stays what it checked; a crash leaves at worst a
+// temporary file (removed once stale) or one the layout or checksums
+// refuse.
 
 // Names and numbers of the index file.
 const (

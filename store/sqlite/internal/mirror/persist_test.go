@@ -1164,3 +1164,33 @@ func rowVector(r Row) []float32 {
 	}
 	return v
 }
+
+// TestIndexFile_Stale checks a file behind a newer database — rows added
+// since, facts deleted, a status changed, by another process — is used
+// for what it holds and brought level by the load: the answers are those
+// of a load from the rows, and only the rows added since are read.
+func TestIndexFile_Stale(t *testing.T) {
+	const dim = 16
+	src := newFakeSource()
+	src.write("a", persistRows(3, 0, 300, dim)...)
+	dir := t.TempDir()
+	m := persistMirror(src, dir, false)
+	answers(t, m, "a", dim)
+	m.Close()
+	src.add("a", persistRows(23, 1000, 25, dim)...)
+	src.remove("a", "f10")
+	src.remove("a", "f200")
+	src.setStatus("a", "f20", memory.StatusArchived, 0)
+	src.setStatus("a", "f21", memory.StatusSuperseded, 1_700_000_500_000_000)
+	want := fresh(t, src, "a", dim)
+	cs := &countingSource{Source: src}
+	m = persistMirror(cs, dir, false)
+	got := answers(t, m, "a", dim)
+	m.Close()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("answers from a stale file differ from the rows':\n got %v\nwant %v", got, want)
+	}
+	if cs.rows != 25 {
+		t.Errorf("read %d rows, want the 25 added since the file", cs.rows)
+	}
+}
