@@ -25,7 +25,7 @@ type docIndex struct {
 	mu       sync.RWMutex
 	created  int64
 	seed     uint64 // of the hashes of fact ids (factPlaces)
-	version  int64 // -1 until loaded
+	version  int64  // -1 until loaded
 	maxPK    int64
 	facts    int              // facts mirrored
 	at       factPlaces       // fact id → its place

@@ -1,11 +1,11 @@
 package mirror
 
 import (
-	"slices"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
