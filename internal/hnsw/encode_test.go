@@ -339,3 +339,42 @@ func TestReadIn_InPlace(t *testing.T) {
 		t.Error("a link out of range: no error")
 	}
 }
+
+// TestInt8Vectors_Check checks a check set on a store runs once for each
+// group of vectors before any of them is read, for those read alone, and
+// that what it replaces is what is read.
+func TestInt8Vectors_Check(t *testing.T) {
+	data := clustered(10*CheckGroup+3, 8, 29)
+	v := NewInt8Vectors(8)
+	for _, x := range data {
+		v.Append(x)
+	}
+	var calls []int
+	v.SetCheck(len(data)-CheckGroup, func(g int) {
+		calls = append(calls, g)
+		if g == 2 {
+			q := make([]int8, 8)
+			q[0] = 100
+			for i := g * CheckGroup; i < (g+1)*CheckGroup; i++ {
+				v.SetQuantized(i, q, 0.5)
+			}
+		}
+	})
+	for _, i := range []int{5, 2*CheckGroup + 1, 3, 2 * CheckGroup, 10*CheckGroup + 1} {
+		v.Quantized(i)
+	}
+	if !slices.Equal(calls, []int{0, 2}) {
+		t.Fatalf("checked groups %v, want [0 2] (the last group is past the checked vectors)", calls)
+	}
+	q, s := v.Quantized(2*CheckGroup + 7)
+	if q[0] != 100 || s != 0.5 {
+		t.Fatalf("a replaced vector reads %v × %v", q, s)
+	}
+	var buf bytes.Buffer
+	if _, err := v.WriteTo(&buf, []int{0, 50, 80}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(calls, []int{0, 2, 3, 5}) {
+		t.Fatalf("checked groups %v after a write, want [0 2 3 5]", calls)
+	}
+}

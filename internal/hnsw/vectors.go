@@ -28,6 +28,62 @@ type Int8Vectors struct {
 	mu     sync.Mutex // serialises Append's block allocation
 	blocks atomic.Pointer[[]*vecBlock]
 	n      atomic.Int64
+	// check, when not nil, has groups of the first vectors checked
+	// before they are first read (SetCheck).
+	check *checker
+}
+
+// CheckGroup is the vectors one call of a check set by
+// [Int8Vectors.SetCheck] covers.
+const CheckGroup = 16
+
+// checker calls fn once for each group of CheckGroup vectors among the
+// first n, before any of them is read.
+type checker struct {
+	n    int
+	fn   func(group int)
+	done []atomic.Uint64 // a bit a group: checked
+	mu   sync.Mutex      // serialises fn
+}
+
+// SetCheck has fn called once for each group of [CheckGroup] vectors
+// among the first n (group g: vectors g·CheckGroup up to the next
+// group's), before any of them is first read — by a search, an
+// insertion, a write, whatever reads it. fn may replace them with
+// [Int8Vectors.SetQuantized]; the calls are serialised. A store kept in
+// a file's mapped bytes ([Int8VectorsIn]) checks them against their
+// checksums this way as a search reaches them, rather than all of them
+// up front. SetCheck must be called before the store is shared.
+func (v *Int8Vectors) SetCheck(n int, fn func(group int)) {
+	groups := (n + CheckGroup - 1) / CheckGroup
+	v.check = &checker{n: n, fn: fn, done: make([]atomic.Uint64, (groups+63)/64)}
+}
+
+// ensure has vector i's group checked, if not yet done.
+func (c *checker) ensure(i int) {
+	g := i / CheckGroup
+	w, bit := g>>6, uint64(1)<<(g&63)
+	if c.done[w].Load()&bit != 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done[w].Load()&bit != 0 {
+		return
+	}
+	c.fn(g)
+	c.done[w].Or(bit)
+}
+
+// SetQuantized replaces vector i, which must have been stored, with q
+// (of length Dim) and its scale, as [Int8Vectors.AppendQuantized] takes
+// them. It is for a check (SetCheck) repairing vectors before they are
+// read: a vector must not be replaced while it may be read.
+func (v *Int8Vectors) SetQuantized(i int, q []int8, scale float32) {
+	b := (*v.blocks.Load())[i/blockSize]
+	o := (i % blockSize) * v.dim
+	copy(b.data[o:o+v.dim], q)
+	b.scales[i%blockSize] = scale
 }
 
 type vecBlock struct {
@@ -122,8 +178,12 @@ func abs32(f float32) float32 {
 // not modify, and its scale: what [Int8Vectors.AppendQuantized] takes.
 func (v *Int8Vectors) Quantized(i int) ([]int8, float32) { return v.raw(i) }
 
-// raw returns vector i's int8 components and scale.
+// raw returns vector i's int8 components and scale, checked first if a
+// check is set and has not covered it yet.
 func (v *Int8Vectors) raw(i int) ([]int8, float32) {
+	if c := v.check; c != nil && i < c.n {
+		c.ensure(i)
+	}
 	b := (*v.blocks.Load())[i/blockSize]
 	o := (i % blockSize) * v.dim
 	return b.data[o : o+v.dim : o+v.dim], b.scales[i%blockSize]

@@ -4,7 +4,9 @@ package mirror
 
 import (
 	"os"
-	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapFile maps f's first size bytes into memory, private and
@@ -16,12 +18,30 @@ func mapFile(f *os.File, size int64) ([]byte, error) {
 	if size == 0 {
 		return nil, nil
 	}
-	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
+	return unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
 }
 
 // unmapFile releases memory mapFile returned.
 func unmapFile(b []byte) {
 	if len(b) > 0 {
-		_ = syscall.Munmap(b)
+		_ = unix.Munmap(b)
 	}
+}
+
+// releaseMapped drops the pages of b, a part of memory mapFile returned
+// that the index no longer reads (what was decoded or copied out of it),
+// from the process's resident memory; the pages it only partly covers
+// stay. Were b read again it would read the file's bytes as mapped.
+func releaseMapped(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := int((page - start%page) % page)
+	hi := len(b) - int((start+uintptr(len(b)))%page)
+	if hi <= lo {
+		return
+	}
+	_ = unix.Madvise(b[lo:hi], unix.MADV_DONTNEED)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,8 +105,13 @@ const (
 	secIDs
 	secPlaces
 	// secInt8 is the int8 vectors, hnsw's form (every scale, then every
-	// vector's components).
+	// vector's components): never checked whole (its entry's CRC is 0);
+	// each group of hnsw.CheckGroup vectors is checked against
+	// secInt8Sums before a search first reads one of them.
 	secInt8
+	// secInt8Sums is the CRC-32C of each group of int8 vectors: of the
+	// group's scales, then of its components.
+	secInt8Sums
 	// secGraph is the HNSW graph of the slots it had linked, hnsw's
 	// form (empty: none).
 	secGraph
@@ -118,8 +124,13 @@ const (
 	numSections
 )
 
+// lazySection reports whether section i is checked a part at a time,
+// as it is read, rather than whole on load: the float32 vectors, a
+// vector at a time, and the int8 vectors, a group at a time.
+func lazySection(i int) bool { return i == secFloat || i == secInt8 }
+
 // sectionNames names the sections in errors and tests.
-var sectionNames = [numSections]string{"index", "postings", "terms", "pos", "ids", "places", "int8", "graph", "float", "sums"}
+var sectionNames = [numSections]string{"index", "postings", "terms", "pos", "ids", "places", "int8", "int8sums", "graph", "float", "sums"}
 
 // flagDocs: the file holds the document mirror too.
 const flagDocs = 1
@@ -214,6 +225,9 @@ func (h *fileHeader) checkLayout(size int64) error {
 		at = alignUp(at)
 		if s.off != at || s.len > uint64(size) {
 			return fmt.Errorf("%s section at %d (%d bytes), want %d", sectionNames[i], s.off, s.len, at)
+		}
+		if lazySection(i) && s.crc != 0 {
+			return fmt.Errorf("a checksum of the whole %s section", sectionNames[i])
 		}
 		at += s.len
 	}
@@ -364,7 +378,7 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 	var bad error
 	sums.Go(func() {
 		for i := range h.sec {
-			if i != secFloat && crc32.Checksum(sec(i), castagnoli()) != h.sec[i].crc {
+			if !lazySection(i) && crc32.Checksum(sec(i), castagnoli()) != h.sec[i].crc {
 				bad = fmt.Errorf("%w: the %s section's checksum", errBadFile, sectionNames[i])
 				return
 			}
@@ -381,8 +395,13 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 	x := l.x
 	x.mapped = mem
 	n := len(x.meta)
+	// What was decoded or copied is not read again: its pages leave the
+	// resident memory (the float32 checksums are copied below).
+	for _, i := range []int{secIndex, secPlaces, secSums} {
+		defer releaseMapped(sec(i))
+	}
 	if x.dim == 0 {
-		for _, i := range []int{secInt8, secGraph, secFloat, secSums} {
+		for _, i := range []int{secInt8, secInt8Sums, secGraph, secFloat, secSums} {
 			if h.sec[i].len != 0 {
 				return nil, fmt.Errorf("%w: a %s section without vectors", errBadFile, sectionNames[i])
 			}
@@ -409,6 +428,9 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		vsums[i] = binary.LittleEndian.Uint32(table[4*i:])
 	}
 	x.exact = newExactVectors(x.dim, x.floatVectors, x.spillDir)
+	if err := checkInt8(x, sec(secInt8), sec(secInt8Sums)); err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadFile, err)
+	}
 	if x.floatVectors {
 		// Vectors kept in memory are read, and checked, now.
 		floats := sec(secFloat)
@@ -990,6 +1012,7 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	s.h.sec[secPlaces].len = uint64(len(s.places))
 	if dim > 0 {
 		s.h.sec[secInt8].len = uint64(hnsw.Int8VectorsLen(dim, n))
+		s.h.sec[secInt8Sums].len = uint64(int8Groups(n)) * 4
 		s.h.sec[secFloat].len = uint64(n) * uint64(dim) * 4
 		s.h.sec[secSums].len = uint64(n) * 4
 	}
@@ -1004,6 +1027,66 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	s.h.headerLen = lenOfHeader(len(s.h.bank), len(s.h.lastID))
 	s.h.layout()
 	return s
+}
+
+// int8Groups returns the groups of hnsw.CheckGroup int8 vectors n
+// vectors make, the last maybe short.
+func int8Groups(n int) int { return (n + hnsw.CheckGroup - 1) / hnsw.CheckGroup }
+
+// int8Sums returns the CRC-32C of each group of the vectors at indexes
+// as WriteTo writes them: of the group's scales, then its components.
+func int8Sums(v *hnsw.Int8Vectors, indexes []int) []byte {
+	out := make([]byte, 0, 4*int8Groups(len(indexes)))
+	var scales, comps []byte
+	for lo := 0; lo < len(indexes); lo += hnsw.CheckGroup {
+		scales, comps = scales[:0], comps[:0]
+		for _, i := range indexes[lo:min(lo+hnsw.CheckGroup, len(indexes))] {
+			q, sc := v.Quantized(i)
+			scales = binary.LittleEndian.AppendUint32(scales, math.Float32bits(sc))
+			comps = append(comps, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(q))), len(q))...)
+		}
+		crc := crc32.Update(crc32.Checksum(scales, castagnoli()), castagnoli(), comps)
+		out = binary.LittleEndian.AppendUint32(out, crc)
+	}
+	return out
+}
+
+// checkInt8 has x's int8 vectors, kept in form (secInt8, mapped), checked
+// a group at a time against sums (secInt8Sums) before a search first
+// reads one (hnsw.Int8Vectors.SetCheck): a load does not read them all,
+// and a search reads what it reaches. A group that fails is made again
+// from the float32 vectors (x.exact: checked as read, from the database
+// when they fail too), as a load from the rows quantizes them, and the
+// file is marked for rewriting. The caller has just made x.vecs and
+// x.exact and shares neither yet.
+func checkInt8(x *bankIndex, form, sums []byte) error {
+	n, dim := x.vecs.Len(), x.dim
+	if len(sums) != 4*int8Groups(n) {
+		return fmt.Errorf("%d int8 checksums for %d vectors", len(sums)/4, n)
+	}
+	vecs, exact := x.vecs, x.exact
+	x.vecs.SetCheck(n, func(g int) {
+		lo, hi := g*hnsw.CheckGroup, min((g+1)*hnsw.CheckGroup, n)
+		crc := crc32.Update(crc32.Checksum(form[4*lo:4*hi], castagnoli()), castagnoli(), form[4*n+lo*dim:4*n+hi*dim])
+		if crc == binary.LittleEndian.Uint32(sums[4*g:]) {
+			return
+		}
+		exact.bad.Store(true)
+		q := make([]int8, dim)
+		var buf []float32
+		var raw []byte
+		for i := lo; i < hi; i++ {
+			var err error
+			if buf, raw, err = exact.read(i, buf, raw); err != nil {
+				// Not to be had: a vector of zeros, which no search
+				// ranks, rather than bytes that failed their checksum.
+				clear(buf)
+				buf = append(buf[:0], make([]float32, dim)...)
+			}
+			vecs.SetQuantized(i, q, hnsw.Quantize(q, buf))
+		}
+	})
+	return nil
 }
 
 // placesTable returns d's table of fact places for the order in which
@@ -1099,7 +1182,7 @@ func (s *sectionWriter) section(h *fileHeader, i int, fill func(w io.Writer) err
 	if s.off != sec.off+sec.len {
 		return fmt.Errorf("%s section of %d bytes, %d planned", sectionNames[i], s.off-sec.off, sec.len)
 	}
-	if i != secFloat {
+	if !lazySection(i) {
 		sec.crc = s.crc
 	}
 	return nil
@@ -1208,6 +1291,9 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 	if x.dim > 0 {
 		// The int8 vectors as the index holds them.
 		if err := write(secInt8, func(w io.Writer) error { _, err := x.vecs.WriteTo(w, s.slots); return err }); err != nil {
+			return fail(err)
+		}
+		if err := write(secInt8Sums, func(w io.Writer) error { _, err := w.Write(int8Sums(x.vecs, s.slots)); return err }); err != nil {
 			return fail(err)
 		}
 		if s.graph != nil {
