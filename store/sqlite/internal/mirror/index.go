@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -88,7 +89,7 @@ type bankIndex struct {
 	// mapped is the index file the index was loaded from, mapped into
 	// memory (nil: none): its int8 vectors, graph layer 0, postings,
 	// term ids and slot tables are read there (persist.go). It is
-	// unmapped once nothing reads it (dropMapping).
+	// unmapped once nothing reads it (dropMapping, release).
 	mapped []byte
 
 	termID map[string]int32
@@ -453,8 +454,9 @@ func (x *bankIndex) apply(c *Change) {
 
 // release stops the index's graph builder and removes its spill file:
 // the mirror no longer holds it. A search that took it before goes on
-// (a vector the spill file no longer gives keeps its int8 score); no
-// load fills it again.
+// (a vector the spill file no longer gives keeps its int8 score), so
+// the index file it was loaded from stays mapped until x is unreachable;
+// no load fills it again.
 func (x *bankIndex) release() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -469,27 +471,49 @@ func (x *bankIndex) release() {
 	if x.exact != nil {
 		x.exact.close()
 	}
-	x.dropMapping(a)
+	if x.mapped != nil {
+		m := mappedFile{b: x.mapped}
+		if a != nil && a.started {
+			m.builder = a.stopped
+		}
+		x.mapped = nil
+		runtime.AddCleanup(x, mappedFile.unmap, m)
+	}
+}
+
+// mappedFile is an index file's mapping to release, once the graph
+// builder that may be inserting over it (nil: none) has returned.
+type mappedFile struct {
+	b       []byte
+	builder <-chan struct{}
+}
+
+// unmap releases the mapping, at once or once the builder has returned.
+func (m mappedFile) unmap() {
+	if m.builder == nil {
+		unmapFile(m.b)
+		return
+	}
+	go func() {
+		<-m.builder
+		unmapFile(m.b)
+	}()
 }
 
 // dropMapping unmaps x's index file, which none of x's arrays is in any
-// more: at once, or once a, the graph builder just halted (nil: none),
-// has returned, as it may be inserting a node over the file's vectors.
-// The caller holds x.mu.
+// more (they were made anew): at once, or once a, the graph builder just
+// halted (nil: none), has returned, as it may be inserting a node over
+// the file's vectors. The caller holds x.mu.
 func (x *bankIndex) dropMapping(a *annIndex) {
-	b := x.mapped
+	m := mappedFile{b: x.mapped}
 	x.mapped = nil
-	if b == nil {
+	if m.b == nil {
 		return
 	}
 	if a != nil && a.started {
-		go func() {
-			<-a.stopped
-			unmapFile(b)
-		}()
-		return
+		m.builder = a.stopped
 	}
-	unmapFile(b)
+	m.unmap()
 }
 
 // clear empties x for a load from the rows, its contents (from an index
