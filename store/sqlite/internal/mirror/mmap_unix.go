@@ -3,6 +3,7 @@
 package mirror
 
 import (
+	"fmt"
 	"os"
 	"unsafe"
 
@@ -17,6 +18,9 @@ import (
 func mapFile(f *os.File, size int64) ([]byte, error) {
 	if size == 0 {
 		return nil, nil
+	}
+	if int64(int(size)) != size {
+		return nil, fmt.Errorf("index file of %d bytes: too large to map here", size)
 	}
 	return unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE)
 }

@@ -362,6 +362,9 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		}
 		if l.x != nil {
 			l.x.mapped = nil
+			if l.x.exact != nil {
+				l.x.exact.close() // its spill file; f is closed above
+			}
 		}
 		unmapFile(mem)
 	}()
@@ -434,6 +437,7 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 	if x.floatVectors {
 		// Vectors kept in memory are read, and checked, now.
 		floats := sec(secFloat)
+		defer releaseMapped(floats)
 		for i := range n {
 			v := floats[i*4*x.dim : (i+1)*4*x.dim]
 			if crc32.Checksum(v, castagnoli()) != vsums[i] {

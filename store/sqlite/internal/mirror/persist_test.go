@@ -1195,3 +1195,74 @@ func TestIndexFile_Stale(t *testing.T) {
 		t.Errorf("read %d rows, want the 25 added since the file", cs.rows)
 	}
 }
+
+// TestIndexFile_MappedWrites checks an index loaded from its mapped file
+// takes writes as one loaded from the rows: facts added (appended to
+// arrays that are the file's), then a third of them deleted until
+// compaction makes every array anew and lets the file go; at each step
+// the answers are those of a mirror loaded from the rows that took the
+// same writes, and the file is never changed by them.
+func TestIndexFile_MappedWrites(t *testing.T) {
+	const dim = 16
+	src := newFakeSource()
+	src.write("a", persistRows(3, 0, 300, dim)...)
+	dir := t.TempDir()
+	m := persistMirror(src, dir, false)
+	answers(t, m, "a", dim)
+	m.Close()
+	good, err := os.ReadFile(indexPath(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &countingSource{Source: src}
+	m = persistMirror(cs, dir, false)
+	defer m.Close()
+	rows := persistMirror(src, "", false)
+	defer rows.Close()
+	same := func(step string) {
+		t.Helper()
+		if got, want := answers(t, m, "a", dim), answers(t, rows, "a", dim); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s, answers differ from the rows':\n got %v\nwant %v", step, got, want)
+		}
+	}
+	same("loaded")
+	mapped := func() bool {
+		m.mu.Lock()
+		x := m.facts["a"]
+		m.mu.Unlock()
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		return x.mapped != nil
+	}
+	if cs.rows != 0 || !mapped() {
+		t.Fatalf("read %d rows, mapped %v: want the file, mapped", cs.rows, mapped())
+	}
+	for i := range 40 {
+		v, c := src.write("a", persistRows(40+uint64(i), 300+i, 1, dim)...)
+		c.Count()
+		m.Apply("a", v, c)
+		rows.Apply("a", v, c)
+	}
+	same("after adding facts")
+	for k := 0; k < 300; k += 3 {
+		src.remove("a", fmt.Sprint("f", k))
+		var c Change
+		c.Remove(int64(k + 1))
+		m.Apply("a", src.banks["a"].version, &c)
+		rows.Apply("a", src.banks["a"].version, &c)
+	}
+	st, err := m.Stats(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Slots >= 340 || mapped() {
+		t.Fatalf("%d slots for %d live facts, mapped %v: want compacted (340 slots before), the file let go", st.Slots, st.Live, mapped())
+	}
+	same("after compaction")
+	if cs.rows != 0 {
+		t.Errorf("read %d rows: the writes should have applied", cs.rows)
+	}
+	if b, err := os.ReadFile(indexPath(dir, "a")); err != nil || !slices.Equal(b, good) {
+		t.Errorf("the index file changed under the writes (%v)", err)
+	}
+}
