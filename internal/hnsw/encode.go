@@ -247,16 +247,33 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // walk out of its arrays; a graph that is consistent but not the one
 // written is the caller's to detect (a checksum).
 func Read(r io.Reader, size int64, vecs *Int8Vectors) (*Graph, error) {
+	if size < int64(graphHead) || size > 1<<40 {
+		return nil, fmt.Errorf("%w: %d bytes", errGraph, size)
+	}
+	// One 4-byte aligned buffer: layer 0 is searched where it was read.
+	buf := make([]uint32, (size+3)/4)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(buf))), 4*len(buf))[:size]
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	return ReadIn(b, vecs)
+}
+
+// ReadIn is [Read] from b, the binary form in memory: layer 0, the
+// bulk, stays in b rather than being copied, so b (a file mapped into
+// memory, copy-on-write) must start 4-byte aligned, stay valid while the
+// graph is in use and take writes: an insertion adds links to the lists
+// of the nodes it links to, until the first [Graph.Grow] moves layer 0
+// into memory of its own. On a big-endian machine layer 0 is copied.
+func ReadIn(b []byte, vecs *Int8Vectors) (*Graph, error) {
 	fail := func(format string, args ...any) (*Graph, error) {
 		return nil, fmt.Errorf("%w: %s", errGraph, fmt.Sprintf(format, args...))
 	}
+	size := int64(len(b))
 	if size < int64(graphHead) {
 		return fail("%d bytes", size)
 	}
-	head := make([]byte, graphHead)
-	if _, err := io.ReadFull(r, head); err != nil {
-		return nil, err
-	}
+	head := b[:graphHead]
 	if string(head[:len(graphMagic)]) != graphMagic {
 		return fail("magic")
 	}
@@ -275,11 +292,12 @@ func Read(r io.Reader, size int64, vecs *Int8Vectors) (*Graph, error) {
 	if int64(graphHead)+int64(pad4(n))+l0 > size {
 		return fail("%d nodes in %d bytes", n, size)
 	}
-	levels := make([]byte, pad4(n))
-	if _, err := io.ReadFull(r, levels); err != nil {
-		return nil, err
-	}
-	g.levels = levels[:n:n]
+	at := int64(graphHead)
+	// Of capacity n exactly: Grow reallocates the arrays together, and
+	// the locks are sized to the levels' capacity.
+	g.levels = make([]uint8, n)
+	copy(g.levels, b[at:at+int64(n)])
+	at += int64(pad4(n))
 	upperLen, copiesSeen := 0, 0
 	for _, l := range g.levels {
 		switch {
@@ -291,30 +309,19 @@ func Read(r io.Reader, size int64, vecs *Int8Vectors) (*Graph, error) {
 			upperLen += int(l) * (m + 1)
 		}
 	}
-	if copiesSeen != ncopies || int64(graphHead)+int64(pad4(n))+l0+int64(upperLen)*4+int64(ncopies)*8 != size {
+	if copiesSeen != ncopies || at+l0+int64(upperLen)*4+int64(ncopies)*8 != size {
 		return fail("%d bytes for %d nodes", size, n)
 	}
-	// Layer 0 straight into the array the graph searches.
-	g.l0 = make([]uint32, n*(g.m0+1))
-	if err := readUint32s(r, g.l0); err != nil {
-		return nil, err
-	}
-	for i := 0; i < len(g.l0); i += g.m0 + 1 {
-		c := int(g.l0[i])
-		if c > g.m0 {
-			return fail("node %d has %d links", i/(g.m0+1), c)
-		}
-		for _, x := range g.l0[i+1 : i+1+c] {
-			if int(x) >= n {
-				return fail("link to node %d of %d", x, n)
-			}
-		}
+	// Layer 0 where it is, as the array the graph searches.
+	g.l0 = uint32sIn(b[at : at+l0])
+	at += l0
+	if err := checkLayer0(g.l0, g.m0, n); err != nil {
+		return fail("%v", err)
 	}
 	// The upper layers, one array cut in each node's lists.
 	upper := make([]uint32, upperLen)
-	if err := readUint32s(r, upper); err != nil {
-		return nil, err
-	}
+	decodeUint32s(upper, b[at:at+int64(upperLen)*4])
+	at += int64(upperLen) * 4
 	g.upper = make([][]uint32, n)
 	for i, lvl := range g.levels {
 		if lvl == 0 || lvl == copyLevel {
@@ -337,9 +344,7 @@ func Read(r io.Reader, size int64, vecs *Int8Vectors) (*Graph, error) {
 		}
 	}
 	pairs := make([]uint32, 2*ncopies)
-	if err := readUint32s(r, pairs); err != nil {
-		return nil, err
-	}
+	decodeUint32s(pairs, b[at:at+int64(ncopies)*8])
 	for j := 0; j < len(pairs); j += 2 {
 		c, d := pairs[j], pairs[j+1]
 		if c >= d || int(d) >= n || g.levels[d] != copyLevel || g.levels[c] == copyLevel || (j > 0 && d <= pairs[j-1]) {
@@ -358,21 +363,42 @@ func Read(r io.Reader, size int64, vecs *Int8Vectors) (*Graph, error) {
 	return g, nil
 }
 
-// readUint32s fills dst from r's little-endian bytes.
-func readUint32s(r io.Reader, dst []uint32) error {
-	if len(dst) == 0 {
+// checkLayer0 reports the first list of layer 0 (n lists of a count and
+// m0 links) whose count exceeds m0 or that links outside the n nodes.
+func checkLayer0(l0 []uint32, m0, n int) error {
+	for i := 0; i < len(l0); i += m0 + 1 {
+		c := int(l0[i])
+		if c > m0 {
+			return fmt.Errorf("node %d has %d links", i/(m0+1), c)
+		}
+		for _, x := range l0[i+1 : i+1+c] {
+			if int(x) >= n {
+				return fmt.Errorf("link to node %d of %d", x, n)
+			}
+		}
+	}
+	return nil
+}
+
+// uint32sIn returns b's little-endian uint32s: b itself, viewed as them,
+// when this machine's order is theirs and b is 4-byte aligned (the
+// caller's writes then go into b); a copy otherwise.
+func uint32sIn(b []byte) []uint32 {
+	n := len(b) / 4
+	if n == 0 {
 		return nil
 	}
-	if !littleEndian {
-		b := make([]byte, 4*len(dst))
-		if _, err := io.ReadFull(r, b); err != nil {
-			return err
-		}
-		for i := range dst {
-			dst[i] = binary.LittleEndian.Uint32(b[4*i:])
-		}
-		return nil
+	if littleEndian && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 == 0 {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)
 	}
-	_, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 4*len(dst)))
-	return err
+	dst := make([]uint32, n)
+	decodeUint32s(dst, b)
+	return dst
+}
+
+// decodeUint32s fills dst from b's little-endian bytes.
+func decodeUint32s(dst []uint32, b []byte) {
+	for i := range dst {
+		dst[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
 }

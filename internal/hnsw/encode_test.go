@@ -2,9 +2,11 @@ package hnsw
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // encoded returns g's binary form of its first n nodes, checking its
@@ -239,5 +241,140 @@ func TestRead_Renumbered(t *testing.T) {
 	}
 	if _, err := g.Snapshot(n, make([]int32, n)); err == nil {
 		t.Error("keep numbering every node 0: no error")
+	}
+}
+
+// TestInt8VectorsIn checks vectors kept in their binary form read as
+// the vectors written, and that appending to them never writes into
+// that form: its last block, not full, is the store's own copy.
+func TestInt8VectorsIn(t *testing.T) {
+	data := clustered(2*blockSize+33, 8, 26)
+	v := NewInt8Vectors(8)
+	for _, x := range data {
+		v.Append(x)
+	}
+	idx := make([]int, len(data))
+	for i := range idx {
+		idx[i] = i
+	}
+	var buf bytes.Buffer
+	if _, err := v.WriteTo(&buf, idx); err != nil {
+		t.Fatal(err)
+	}
+	// 4-byte aligned, as a mapped file's section is.
+	words := make([]uint32, (buf.Len()+3)/4)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 4*len(words))[:buf.Len()]
+	copy(b, buf.Bytes())
+	if _, err := Int8VectorsIn(b[:len(b)-1], 8, len(data)); err == nil {
+		t.Fatal("a form one byte short: no error")
+	}
+	got, err := Int8VectorsIn(b, 8, len(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range data {
+		q, s := got.Quantized(i)
+		wq, ws := v.Quantized(i)
+		if !slices.Equal(q, wq) || s != ws {
+			t.Fatalf("vector %d differs", i)
+		}
+	}
+	before := slices.Clone(b)
+	for _, x := range clustered(blockSize, 8, 27) {
+		got.Append(x)
+	}
+	if !slices.Equal(b, before) {
+		t.Fatal("appending wrote into the form")
+	}
+	if got.Len() != len(data)+blockSize {
+		t.Fatalf("Len %d", got.Len())
+	}
+}
+
+// TestReadIn_InPlace checks a graph read in place searches as the graph
+// written, grows out of its form (layer 0 copied on the first Grow, so
+// insertions never write into it) and answers as one read by Read.
+func TestReadIn_InPlace(t *testing.T) {
+	n := 3_000
+	data := clustered(n, 32, 28)
+	half := n / 2
+	v, g := build(data[:half], 2, 10)
+	enc := encoded(t, g, half)
+	words := make([]uint32, (len(enc)+3)/4)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 4*len(words))[:len(enc)]
+	copy(b, enc)
+	got, err := ReadIn(b, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &got.l0[0] != (*uint32)(unsafe.Pointer(&b[graphHead+pad4(half)])) {
+		t.Error("layer 0 was copied")
+	}
+	r := rand.New(rand.NewPCG(6, 6))
+	for j := range 30 {
+		q := v.Query(randUnit(r, 32, data[r.IntN(half)], 0.5))
+		a, _ := g.Search(q, 10, 64, nil, 0)
+		c, _ := got.Search(q, 10, 64, nil, 0)
+		if !slices.Equal(a, c) {
+			t.Fatalf("query %d: read in place %v, built %v", j, c, a)
+		}
+	}
+	for _, x := range data[half:] {
+		v.Append(x)
+	}
+	// One node first: within the capacity a copy of the levels might
+	// have had, so Grow must find every array sized alike.
+	got.Grow(half + 1)
+	got.Insert(half)
+	got.Grow(n)
+	for i := half + 1; i < n; i++ {
+		got.Insert(i)
+	}
+	if !slices.Equal(b, enc) {
+		t.Fatal("growing the graph wrote into its form")
+	}
+	bad := slices.Clone(b)
+	binary.LittleEndian.PutUint32(bad[graphHead+pad4(half)+4:], uint32(half)) // a link out of range
+	if _, err := ReadIn(bad, v); err == nil {
+		t.Error("a link out of range: no error")
+	}
+}
+
+// TestInt8Vectors_Check checks a check set on a store runs once for each
+// group of vectors before any of them is read, for those read alone, and
+// that what it replaces is what is read.
+func TestInt8Vectors_Check(t *testing.T) {
+	data := clustered(10*CheckGroup+3, 8, 29)
+	v := NewInt8Vectors(8)
+	for _, x := range data {
+		v.Append(x)
+	}
+	var calls []int
+	v.SetCheck(len(data)-CheckGroup, func(g int) {
+		calls = append(calls, g)
+		if g == 2 {
+			q := make([]int8, 8)
+			q[0] = 100
+			for i := g * CheckGroup; i < (g+1)*CheckGroup; i++ {
+				v.SetQuantized(i, q, 0.5)
+			}
+		}
+	})
+	for _, i := range []int{5, 2*CheckGroup + 1, 3, 2 * CheckGroup, 10*CheckGroup + 1} {
+		v.Quantized(i)
+	}
+	if !slices.Equal(calls, []int{0, 2}) {
+		t.Fatalf("checked groups %v, want [0 2] (the last group is past the checked vectors)", calls)
+	}
+	q, s := v.Quantized(2*CheckGroup + 7)
+	if q[0] != 100 || s != 0.5 {
+		t.Fatalf("a replaced vector reads %v × %v", q, s)
+	}
+	var buf bytes.Buffer
+	if _, err := v.WriteTo(&buf, []int{0, 50, 80}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(calls, []int{0, 2, 3, 5}) {
+		t.Fatalf("checked groups %v after a write, want [0 2 3 5]", calls)
 	}
 }

@@ -1,7 +1,9 @@
 package hnsw
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"sync"
@@ -26,6 +28,62 @@ type Int8Vectors struct {
 	mu     sync.Mutex // serialises Append's block allocation
 	blocks atomic.Pointer[[]*vecBlock]
 	n      atomic.Int64
+	// check, when not nil, has groups of the first vectors checked
+	// before they are first read (SetCheck).
+	check *checker
+}
+
+// CheckGroup is the vectors one call of a check set by
+// [Int8Vectors.SetCheck] covers.
+const CheckGroup = 16
+
+// checker calls fn once for each group of CheckGroup vectors among the
+// first n, before any of them is read.
+type checker struct {
+	n    int
+	fn   func(group int)
+	done []atomic.Uint64 // a bit a group: checked
+	mu   sync.Mutex      // serialises fn
+}
+
+// SetCheck has fn called once for each group of [CheckGroup] vectors
+// among the first n (group g: vectors g·CheckGroup up to the next
+// group's), before any of them is first read — by a search, an
+// insertion, a write, whatever reads it. fn may replace them with
+// [Int8Vectors.SetQuantized]; the calls are serialised. A store kept in
+// a file's mapped bytes ([Int8VectorsIn]) checks them against their
+// checksums this way as a search reaches them, rather than all of them
+// up front. SetCheck must be called before the store is shared.
+func (v *Int8Vectors) SetCheck(n int, fn func(group int)) {
+	groups := (n + CheckGroup - 1) / CheckGroup
+	v.check = &checker{n: n, fn: fn, done: make([]atomic.Uint64, (groups+63)/64)}
+}
+
+// ensure has vector i's group checked, if not yet done.
+func (c *checker) ensure(i int) {
+	g := i / CheckGroup
+	w, bit := g>>6, uint64(1)<<(g&63)
+	if c.done[w].Load()&bit != 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done[w].Load()&bit != 0 {
+		return
+	}
+	c.fn(g)
+	c.done[w].Or(bit)
+}
+
+// SetQuantized replaces vector i, which must have been stored, with q
+// (of length Dim) and its scale, as [Int8Vectors.AppendQuantized] takes
+// them. It is for a check (SetCheck) repairing vectors before they are
+// read: a vector must not be replaced while it may be read.
+func (v *Int8Vectors) SetQuantized(i int, q []int8, scale float32) {
+	b := (*v.blocks.Load())[i/blockSize]
+	o := (i % blockSize) * v.dim
+	copy(b.data[o:o+v.dim], q)
+	b.scales[i%blockSize] = scale
 }
 
 type vecBlock struct {
@@ -120,8 +178,12 @@ func abs32(f float32) float32 {
 // not modify, and its scale: what [Int8Vectors.AppendQuantized] takes.
 func (v *Int8Vectors) Quantized(i int) ([]int8, float32) { return v.raw(i) }
 
-// raw returns vector i's int8 components and scale.
+// raw returns vector i's int8 components and scale, checked first if a
+// check is set and has not covered it yet.
 func (v *Int8Vectors) raw(i int) ([]int8, float32) {
+	if c := v.check; c != nil && i < c.n {
+		c.ensure(i)
+	}
 	b := (*v.blocks.Load())[i/blockSize]
 	o := (i % blockSize) * v.dim
 	return b.data[o : o+v.dim : o+v.dim], b.scales[i%blockSize]
@@ -204,19 +266,14 @@ func (v *Int8Vectors) Dot(q *Query, i int) float32 {
 }
 
 // ReadInt8Vectors returns a store of the n vectors of dimension dim that
-// r holds as [Int8Vectors.WriteTo] writes them: every vector's int8
-// components, then every scale as a little-endian float32. They are read
-// straight into the store's blocks, without a copy in between.
+// r holds as [Int8Vectors.WriteTo] writes them: every scale as a
+// little-endian float32, then every vector's int8 components. They are
+// read straight into the store's blocks, without a copy in between.
 func ReadInt8Vectors(r io.Reader, dim, n int) (*Int8Vectors, error) {
 	v := NewInt8Vectors(dim)
 	bs := make([]*vecBlock, (n+blockSize-1)/blockSize)
 	for b := range bs {
-		k := min(blockSize, n-b*blockSize)
 		bs[b] = &vecBlock{data: make([]int8, blockSize*dim), scales: make([]float32, blockSize)}
-		data := bs[b].data[:k*dim]
-		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(data))), len(data))); err != nil {
-			return nil, err
-		}
 	}
 	for b := range bs {
 		k := min(blockSize, n-b*blockSize)
@@ -235,13 +292,66 @@ func ReadInt8Vectors(r io.Reader, dim, n int) (*Int8Vectors, error) {
 			sc[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*i:]))
 		}
 	}
+	for b := range bs {
+		k := min(blockSize, n-b*blockSize)
+		data := bs[b].data[:k*dim]
+		if _, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(data))), len(data))); err != nil {
+			return nil, err
+		}
+	}
+	v.blocks.Store(&bs)
+	v.n.Store(int64(n))
+	return v, nil
+}
+
+// Int8VectorsLen returns the length of the form of n vectors of
+// dimension dim, as [Int8Vectors.WriteTo] writes them.
+func Int8VectorsLen(dim, n int) int64 { return int64(n) * int64(dim+4) }
+
+// Int8VectorsIn returns a store of the n vectors of dimension dim that b
+// holds in the form [Int8Vectors.WriteTo] writes, kept in b rather than
+// copied: b (a file mapped into memory) must start 4-byte aligned, stay
+// valid while the store and any graph over it are in use, and hold
+// nothing a writer must not change (the store never writes into it: the
+// last block, when not full, is copied, so appends go to memory of its
+// own). On a big-endian machine the vectors are copied.
+func Int8VectorsIn(b []byte, dim, n int) (*Int8Vectors, error) {
+	if int64(len(b)) != Int8VectorsLen(dim, n) {
+		return nil, fmt.Errorf("int8 vectors: %d bytes for %d vectors of dimension %d", len(b), n, dim)
+	}
+	if !littleEndian || (n > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0) {
+		return ReadInt8Vectors(bytes.NewReader(b), dim, n)
+	}
+	v := NewInt8Vectors(dim)
+	var scales []float32
+	var comps []int8
+	if n > 0 {
+		scales = unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	}
+	if n > 0 && dim > 0 {
+		comps = unsafe.Slice((*int8)(unsafe.Pointer(&b[4*n])), n*dim)
+	}
+	bs := make([]*vecBlock, (n+blockSize-1)/blockSize)
+	for i := range bs {
+		lo, hi := i*blockSize, min(n, (i+1)*blockSize)
+		if hi-lo == blockSize {
+			bs[i] = &vecBlock{data: comps[lo*dim : hi*dim : hi*dim], scales: scales[lo:hi:hi]}
+			continue
+		}
+		blk := &vecBlock{data: make([]int8, blockSize*dim), scales: make([]float32, blockSize)}
+		copy(blk.data, comps[lo*dim:hi*dim])
+		copy(blk.scales, scales[lo:hi])
+		bs[i] = blk
+	}
 	v.blocks.Store(&bs)
 	v.n.Store(int64(n))
 	return v, nil
 }
 
 // WriteTo writes the vectors at the given indexes to w, in that order,
-// as ReadInt8Vectors reads them, and returns the bytes written.
+// as ReadInt8Vectors reads them — their scales first, so that a form
+// starting 4-byte aligned has them aligned ([Int8VectorsIn]), then their
+// components — and returns the bytes written.
 func (v *Int8Vectors) WriteTo(w io.Writer, indexes []int) (int64, error) {
 	var n int64
 	b := make([]byte, 0, 256<<10)
@@ -252,18 +362,18 @@ func (v *Int8Vectors) WriteTo(w io.Writer, indexes []int) (int64, error) {
 		return err
 	}
 	for _, i := range indexes {
-		q, _ := v.raw(i)
-		b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(q))), len(q))...)
-		if len(b) > cap(b)-v.dim {
+		_, s := v.raw(i)
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
+		if len(b) > cap(b)-4 {
 			if err := flush(); err != nil {
 				return n, err
 			}
 		}
 	}
 	for _, i := range indexes {
-		_, s := v.raw(i)
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
-		if len(b) > cap(b)-4 {
+		q, _ := v.raw(i)
+		b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(q))), len(q))...)
+		if len(b) > cap(b)-v.dim {
 			if err := flush(); err != nil {
 				return n, err
 			}

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -45,8 +46,10 @@ type bankIndex struct {
 	state []uint8
 	// length is each slot's word count, for BM25's length norm.
 	length []int32
-	// pos finds a live fact's slot by its row, byID by its id.
+	// pos finds a live fact's slot by its row, byID by its id, whose
+	// hashes idSeed seeds (idHash).
 	pos, byID slotTable
+	idSeed    uint64
 	live      int
 	// inactive counts live slots whose status is not active (superseded,
 	// archived): while it is 0, no fact of the bank has a history.
@@ -86,6 +89,11 @@ type bankIndex struct {
 	forgets int
 	// saveTimer is a background write due (saveLater).
 	saveTimer *time.Timer
+	// mapped is the index file the index was loaded from, mapped into
+	// memory (nil: none): its int8 vectors, graph layer 0, postings,
+	// term ids and slot tables are read there (persist.go). It is
+	// unmapped once nothing reads it (dropMapping, release).
+	mapped []byte
 
 	termID map[string]int32
 	// terms holds every slot's distinct term ids (for removal), slot i's
@@ -367,7 +375,7 @@ func (x *bankIndex) compact() {
 	if dead < 64 || dead*4 < len(x.meta) {
 		return
 	}
-	old, oldVecs, oldExact := x.meta, x.vecs, x.exact
+	old, oldVecs, oldExact, oldANN := x.meta, x.vecs, x.exact, x.ann
 	oldSlot := make([]int32, len(old)) // old slot → new slot, -1 if dead
 	x.meta, x.state, x.length = make([]indexEntry, 0, x.live), make([]uint8, 0, x.live), make([]int32, 0, x.live)
 	x.inactive, x.open = 0, 0 // setState counts the kept slots again
@@ -413,6 +421,9 @@ func (x *bankIndex) compact() {
 	}
 	for t, ps := range x.postings {
 		kept := ps[:0]
+		if x.mapped != nil {
+			kept = nil // the lists are the index file's: made anew
+		}
 		for _, p := range ps {
 			if s := oldSlot[p.slot]; s >= 0 {
 				kept = append(kept, posting{s, p.tf})
@@ -422,6 +433,7 @@ func (x *bankIndex) compact() {
 	}
 	x.reindex()
 	x.resetANN()
+	x.dropMapping(oldANN) // nothing is read from the file any more
 }
 
 // apply applies a committed write's change; the caller holds x.mu.
@@ -445,8 +457,9 @@ func (x *bankIndex) apply(c *Change) {
 
 // release stops the index's graph builder and removes its spill file:
 // the mirror no longer holds it. A search that took it before goes on
-// (a vector the spill file no longer gives keeps its int8 score); no
-// load fills it again.
+// (a vector the spill file no longer gives keeps its int8 score), so
+// the index file it was loaded from stays mapped until x is unreachable;
+// no load fills it again.
 func (x *bankIndex) release() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -456,15 +469,60 @@ func (x *bankIndex) release() {
 		x.saveTimer.Stop()
 		x.saveTimer = nil
 	}
+	a := x.ann
 	x.resetANN()
 	if x.exact != nil {
 		x.exact.close()
 	}
+	if x.mapped != nil {
+		m := mappedFile{b: x.mapped}
+		if a != nil && a.started {
+			m.builder = a.stopped
+		}
+		x.mapped = nil
+		runtime.AddCleanup(x, mappedFile.unmap, m)
+	}
+}
+
+// mappedFile is an index file's mapping to release, once the graph
+// builder that may be inserting over it (nil: none) has returned.
+type mappedFile struct {
+	b       []byte
+	builder <-chan struct{}
+}
+
+// unmap releases the mapping, at once or once the builder has returned.
+func (m mappedFile) unmap() {
+	if m.builder == nil {
+		unmapFile(m.b)
+		return
+	}
+	go func() {
+		<-m.builder
+		unmapFile(m.b)
+	}()
+}
+
+// dropMapping unmaps x's index file, which none of x's arrays is in any
+// more (they were made anew): at once, or once a, the graph builder just
+// halted (nil: none), has returned, as it may be inserting a node over
+// the file's vectors. The caller holds x.mu.
+func (x *bankIndex) dropMapping(a *annIndex) {
+	m := mappedFile{b: x.mapped}
+	x.mapped = nil
+	if m.b == nil {
+		return
+	}
+	if a != nil && a.started {
+		m.builder = a.stopped
+	}
+	m.unmap()
 }
 
 // clear empties x for a load from the rows, its contents (from an index
 // file) not being the database's; the caller holds x.mu.
 func (x *bankIndex) clear() {
+	a := x.ann
 	x.resetANN()
 	if x.exact != nil {
 		x.exact.close()
@@ -475,6 +533,7 @@ func (x *bankIndex) clear() {
 	x.live, x.inactive, x.open = 0, 0, 0
 	x.vecs, x.exact = nil, nil
 	x.fileVersion, x.sinceFile, x.fileGraph = -1, 0, 0
+	x.dropMapping(a)
 }
 
 // adopt takes y's contents, a whole index read from the bank's index
@@ -482,7 +541,8 @@ func (x *bankIndex) clear() {
 // settings stay.
 func (x *bankIndex) adopt(y *bankIndex) {
 	x.dim, x.version, x.maxPK = y.dim, y.version, y.maxPK
-	x.meta, x.state, x.length, x.pos, x.byID = y.meta, y.state, y.length, y.pos, y.byID
+	x.meta, x.state, x.length, x.pos, x.byID, x.idSeed = y.meta, y.state, y.length, y.pos, y.byID, y.idSeed
+	x.mapped, y.mapped = y.mapped, nil
 	x.live, x.inactive, x.open = y.live, y.inactive, y.open
 	x.vecs, x.exact = y.vecs, y.exact
 	x.termID, x.terms, x.postings, x.df, x.totalLen = y.termID, y.terms, y.postings, y.df, y.totalLen

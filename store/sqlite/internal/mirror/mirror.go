@@ -346,7 +346,7 @@ func (m *Mirror) bank(bank string, created int64) (*bankIndex, error) {
 		void = x
 		s := m.settings()
 		x = newBankIndex()
-		x.created = created
+		x.created, x.idSeed = created, idSeedOf(bank, created)
 		x.floatVectors = s.FloatVectors
 		x.annThreshold = s.ANNThreshold
 		x.efSearch = cmp.Or(s.EfSearch, hnsw.DefaultEfSearch)
@@ -373,7 +373,7 @@ func (m *Mirror) docBank(bank string, created int64) (*docIndex, error) {
 	}
 	x := m.docs[bank]
 	if x == nil || x.created != created {
-		x = newDocIndex(created)
+		x = newDocIndex(created, idSeedOf(bank, created))
 		m.docs[bank] = x
 	}
 	return x, nil

@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/mnemo-ai/mnemo/internal/hnsw"
 	"github.com/mnemo-ai/mnemo/internal/lex"
@@ -23,50 +25,112 @@ import (
 
 // A bank's index file keeps what a first search would otherwise rebuild
 // from every fact row — the index entries, the BM25 postings and
-// statistics, the int8 vectors with their scales, the float32 originals
-// and the document mirror — in the folder Settings.IndexDir, one file per
-// bank. It is a cache of the database, never a source: a load checks it
-// against the bank (identity, change counter, last fact) and applies
-// what the database holds beyond it as any stale mirror does (new rows
-// after its last row, every status, deletions), and a file that is torn,
-// corrupt, of another format or ahead of the database is ignored and
-// replaced.
+// statistics, the slot tables, the int8 vectors with their scales, the
+// HNSW graph, the float32 originals and the document mirror — in the
+// folder Settings.IndexDir, one file per bank. It is a cache of the
+// database, never a source: a load checks it against the bank
+// (identity, change counter, last fact) and applies what the database
+// holds beyond it as any stale mirror does (new rows after its last row,
+// every status, deletions), and a file that is torn, corrupt, of another
+// format or ahead of the database is ignored and replaced.
 //
 // Layout (little-endian): a header (fileMagic, format, flags,
-// fingerprint, the bank's creation time, version and last row, its id,
-// the lengths of the sections), the index section (strings, the
-// document mirror's offset, entries, tags, terms with their postings,
-// each slot's term ids, the document mirror), the int8 vectors (every
-// slot's components, then every scale), the HNSW graph of the slots it
-// had linked (hnsw's binary form, renumbered as the file's slots; absent
-// below the graph's threshold), the float32 section (one vector a slot,
-// read with pread while the index lives), the CRC-32C of each of those
-// vectors, and a trailer:
-// the CRC-32C of the header, the index section, the int8 vectors, the
-// graph and the vectors' checksums, and fileEnd. A load reads all but
-// the float32 section, the file's bulk; a vector is checked when a
-// search reads it, and one that fails is read from the database instead
-// (Source.Embedding). The graph is searched at once; the slots after
-// its last are linked into it in the background, as in a graph built
-// in this process. Files are written to a temporary file in
-// the folder and renamed over the old one, so a reader sees a whole file
-// or the previous one; a crash leaves at worst a temporary file (removed
-// once stale) or one the lengths or checksums refuse.
+// fingerprint, the bank's creation time, version and last row, the seed
+// of its id hashes, a table giving each section's offset, length and
+// CRC-32C, the bank id, the last fact's id, and the header's own
+// CRC-32C), then the sections, each at a multiple of sectionAlign, and
+// fileEnd. The sections (secIndex…secSums) are the index section
+// (strings, entries, each term with its postings' count, the document
+// mirror), then the arrays the index searches, laid out as it holds them
+// in memory: the postings, each slot's term ids, the slot tables by row
+// and by id, the document mirror's table of fact places, the int8
+// vectors (hnsw's form), the HNSW graph of the slots it had linked
+// (hnsw's form, renumbered as the file's slots; empty below the graph's
+// threshold), the float32 vectors (one a slot) and their CRC-32Cs.
+//
+// A load maps the file (copy-on-write) and checks the header, the
+// layout (a torn file, or a length changed, does not add up) and every
+// section's CRC-32C but the float32 vectors'; it decodes the index
+// section alone and uses the arrays where they are mapped, so it costs
+// what a search touches rather than the file's size. A float32 vector
+// is checked when a search reads it (pread), and one that fails is read
+// from the database instead (Source.Embedding). The graph is searched
+// at once; the slots after its last are linked into it in the
+// background, as in a graph built in this process. Files are written to
+// a temporary file in the folder (the header last, once the sections'
+// checksums are known) and renamed over the old one, never written in
+// place, so a reader sees a whole file or the previous one, and what a
+// process mapped stays what it checked; a crash leaves at worst a
+// temporary file (removed once stale) or one the layout or checksums
+// refuse.
 
 // Names and numbers of the index file.
 const (
 	fileMagic = "MNEMOIX1"
 	fileEnd   = "MNEMOEND"
-	// fileFormat 2 added the graph: a file of format 1 is rebuilt.
-	fileFormat = 2
+	// fileFormat 2 added the graph; 3 laid the large arrays out in
+	// sections as the index holds them in memory, each aligned, each
+	// with its checksum, so a load maps them rather than read them: a
+	// file of an older format is rebuilt.
+	fileFormat = 3
 	// fileSuffix ends every bank's index file; temporary files end in
 	// fileSuffix + ".tmp-*".
 	fileSuffix = ".idx"
-	// trailerLen is the CRC and fileEnd.
-	trailerLen = 4 + len(fileEnd)
-	// headerFixed is the header before the bank id.
-	headerFixed = len(fileMagic) + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 8
+	// trailerLen is fileEnd, after the last section.
+	trailerLen = len(fileEnd)
+	// sectionAlign aligns the start of every section in the file, and
+	// so in memory: the file is mapped at a page.
+	sectionAlign = 64
+	// headerFixed is the header before its table of sections.
+	headerFixed = len(fileMagic) + 4 + 4 + 8 + 8*4 + 8 + 4 + 4
+	// sectionEntry is a section's entry in the header: offset, length,
+	// CRC-32C and 4 bytes of padding.
+	sectionEntry = 8 + 8 + 4 + 4
 )
+
+// The sections of an index file, in file order.
+const (
+	// secIndex is decoded: the strings, the entries, the terms with
+	// their postings' counts, the document mirror.
+	secIndex = iota
+	// secPostings is every term's postings in term order, 8 bytes each
+	// as the index holds them (slot int32, tf uint16, 2 bytes of 0).
+	secPostings
+	// secTerms is each slot's term ids (int32), slot after slot.
+	secTerms
+	// secPos and secIDs are the slot tables by row and by id (slots.go),
+	// their entries as uint64s; secPlaces the document mirror's table
+	// of fact ids (factPlaces), copied on load (empty: no mirror).
+	secPos
+	secIDs
+	secPlaces
+	// secInt8 is the int8 vectors, hnsw's form (every scale, then every
+	// vector's components): never checked whole (its entry's CRC is 0);
+	// each group of hnsw.CheckGroup vectors is checked against
+	// secInt8Sums before a search first reads one of them.
+	secInt8
+	// secInt8Sums is the CRC-32C of each group of int8 vectors: of the
+	// group's scales, then of its components.
+	secInt8Sums
+	// secGraph is the HNSW graph of the slots it had linked, hnsw's
+	// form (empty: none).
+	secGraph
+	// secFloat is the float32 vectors, one a slot: never checked whole
+	// (its entry's CRC is 0); each vector is checked against secSums
+	// when a search reads it.
+	secFloat
+	// secSums is the CRC-32C of each float32 vector.
+	secSums
+	numSections
+)
+
+// lazySection reports whether section i is checked a part at a time,
+// as it is read, rather than whole on load: the float32 vectors, a
+// vector at a time, and the int8 vectors, a group at a time.
+func lazySection(i int) bool { return i == secFloat || i == secInt8 }
+
+// sectionNames names the sections in errors and tests.
+var sectionNames = [numSections]string{"index", "postings", "terms", "pos", "ids", "places", "int8", "int8sums", "graph", "float", "sums"}
 
 // flagDocs: the file holds the document mirror too.
 const flagDocs = 1
@@ -99,6 +163,12 @@ func indexPath(dir, bank string) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:16])+fileSuffix)
 }
 
+// section is where a section of the file lies and its CRC-32C.
+type section struct {
+	off, len uint64
+	crc      uint32
+}
+
 // fileHeader is what an index file says of itself.
 type fileHeader struct {
 	format, flags uint32
@@ -111,16 +181,10 @@ type fileHeader struct {
 	lastPK int64
 	lastID string
 	bank   string
-	idxLen uint64
-	// qLen is the length of the int8 vectors and their scales, after
-	// the index section.
-	qLen uint64
-	// graphLen is the length of the graph, after the int8 vectors (0:
-	// none).
-	graphLen uint64
-	floatLen uint64
-	// tableLen is the length of the vectors' checksums (4 bytes each).
-	tableLen  uint64
+	// idSeed seeds the hashes of the slot table by id (idHash).
+	idSeed uint64
+	sec    [numSections]section
+	// headerLen is the header's length, its CRC-32C included.
 	headerLen int64
 }
 
@@ -131,11 +195,53 @@ var (
 	errAhead   = fmt.Errorf("%w: ahead of the database", errBadFile)
 )
 
+// alignUp rounds n up to a multiple of sectionAlign.
+func alignUp(n uint64) uint64 { return (n + sectionAlign - 1) &^ (sectionAlign - 1) }
+
+// lenOfHeader returns the length of a header naming the bank and a last
+// fact id of these lengths, its CRC included.
+func lenOfHeader(bankLen, lastLen int) int64 {
+	return int64(headerFixed + numSections*sectionEntry + bankLen + lastLen + 4)
+}
+
+// layout places the sections, whose lengths h holds, one after the
+// other from the end of the header, each at the next multiple of
+// sectionAlign, and returns the file's length.
+func (h *fileHeader) layout() int64 {
+	at := alignUp(uint64(h.headerLen))
+	for i := range h.sec {
+		at = alignUp(at)
+		h.sec[i].off = at
+		at += h.sec[i].len
+	}
+	return int64(at) + int64(trailerLen)
+}
+
+// checkLayout reports whether the sections lie where layout would place
+// them in a file of size bytes: a file torn, or a length changed, fails.
+func (h *fileHeader) checkLayout(size int64) error {
+	at := alignUp(uint64(h.headerLen))
+	for i, s := range h.sec {
+		at = alignUp(at)
+		if s.off != at || s.len > uint64(size) {
+			return fmt.Errorf("%s section at %d (%d bytes), want %d", sectionNames[i], s.off, s.len, at)
+		}
+		if lazySection(i) && s.crc != 0 {
+			return fmt.Errorf("a checksum of the whole %s section", sectionNames[i])
+		}
+		at += s.len
+	}
+	if int64(at)+int64(trailerLen) != size {
+		return fmt.Errorf("sections end at %d of %d bytes", at, size)
+	}
+	return nil
+}
+
 // readHeader reads and checks the header at the start of f.
 func readHeader(f *os.File) (fileHeader, error) {
 	var h fileHeader
 	buf := make([]byte, headerFixed)
-	if _, err := io.ReadFull(f, buf); err != nil {
+	if _, err := f.ReadAt(buf, 0); err != nil {
 		return h, errBadFile
 	}
 	d := decoder{b: buf}
@@ -143,36 +249,36 @@ func readHeader(f *os.File) (fileHeader, error) {
 		return h, errBadFile
 	}
 	h.format, h.flags, h.fingerprint = d.u32(), d.u32(), d.u64()
+	if h.format != fileFormat {
+		return h, errBadFile
+	}
 	h.created, h.version, h.maxPK, h.lastPK = d.i64(), d.i64(), d.i64(), d.i64()
-	bankLen := d.u32()
-	h.idxLen, h.qLen, h.graphLen, h.floatLen, h.tableLen = d.u64(), d.u64(), d.u64(), d.u64(), d.u64()
-	if h.format != fileFormat || bankLen > 1<<16 {
+	h.idSeed = d.u64()
+	bankLen, lastLen := d.u32(), d.u32()
+	if bankLen > 1<<16 || lastLen > 1<<16 {
 		return h, errBadFile
 	}
-	// The bank id and the last fact's id follow.
-	idLen := make([]byte, 4)
-	rest := make([]byte, bankLen)
-	if _, err := io.ReadFull(f, rest); err != nil {
+	h.headerLen = lenOfHeader(int(bankLen), int(lastLen))
+	all := make([]byte, h.headerLen)
+	if _, err := f.ReadAt(all, 0); err != nil {
 		return h, errBadFile
 	}
-	if _, err := io.ReadFull(f, idLen); err != nil {
-		return h, errBadFile
+	body := all[:len(all)-4]
+	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(all[len(all)-4:]) {
+		return h, fmt.Errorf("%w: the header's checksum", errBadFile)
 	}
-	n := binary.LittleEndian.Uint32(idLen)
-	if n > 1<<16 {
-		return h, errBadFile
+	d = decoder{b: body, off: headerFixed}
+	for i := range h.sec {
+		h.sec[i] = section{off: d.u64(), len: d.u64(), crc: d.u32()}
+		d.u32()
 	}
-	last := make([]byte, n)
-	if _, err := io.ReadFull(f, last); err != nil {
-		return h, errBadFile
-	}
-	h.bank, h.lastID = string(rest), string(last)
-	h.headerLen = int64(headerFixed) + int64(bankLen) + 4 + int64(n)
+	h.bank, h.lastID = string(d.bytes(int(bankLen))), string(d.bytes(int(lastLen)))
 	return h, nil
 }
 
-// appendHeader appends h's encoding to b.
+// appendHeader appends h's encoding to b, its CRC-32C last.
 func appendHeader(b []byte, h *fileHeader) []byte {
+	at := len(b)
 	b = append(b, fileMagic...)
 	b = binary.LittleEndian.AppendUint32(b, h.format)
 	b = binary.LittleEndian.AppendUint32(b, h.flags)
@@ -180,15 +286,18 @@ func appendHeader(b []byte, h *fileHeader) []byte {
 	for _, v := range []int64{h.created, h.version, h.maxPK, h.lastPK} {
 		b = binary.LittleEndian.AppendUint64(b, uint64(v))
 	}
+	b = binary.LittleEndian.AppendUint64(b, h.idSeed)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(h.bank)))
-	b = binary.LittleEndian.AppendUint64(b, h.idxLen)
-	b = binary.LittleEndian.AppendUint64(b, h.qLen)
-	b = binary.LittleEndian.AppendUint64(b, h.graphLen)
-	b = binary.LittleEndian.AppendUint64(b, h.floatLen)
-	b = binary.LittleEndian.AppendUint64(b, h.tableLen)
-	b = append(b, h.bank...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(h.lastID)))
-	return append(b, h.lastID...)
+	for _, s := range h.sec {
+		b = binary.LittleEndian.AppendUint64(b, s.off)
+		b = binary.LittleEndian.AppendUint64(b, s.len)
+		b = binary.LittleEndian.AppendUint32(b, s.crc)
+		b = binary.LittleEndian.AppendUint32(b, 0)
+	}
+	b = append(b, h.bank...)
+	b = append(b, h.lastID...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[at:], castagnoli()))
 }
 
 // loaded is an index file read and checked: the fact index and, when
@@ -205,6 +314,13 @@ type loaded struct {
 // (fp), of the bank created at created, and no newer than version. It
 // returns errBadFile (wrapped) for a file to replace, or the error that
 // kept it from reading one (os.ErrNotExist: none).
+//
+// The file is mapped, not read: the index keeps its int8 vectors, graph
+// layer 0, postings, term ids and slot tables where they are (x.mapped),
+// so a load costs the pages a search touches rather than the file's
+// size; the index section alone is decoded. Every section but the
+// float32 vectors is checked against its CRC-32C before the index is
+// used; a float32 vector is checked when a search reads it.
 func readIndexFile(path, bank string, created, version int64, fp uint64, proto *bankIndex) (*loaded, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -231,117 +347,111 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		return nil, fmt.Errorf("%w: of another bank", errBadFile)
 	case h.version > version:
 		return nil, fmt.Errorf("%w (version %d > %d)", errAhead, h.version, version)
-	case h.idxLen > uint64(st.Size()) || h.qLen > uint64(st.Size()) || h.graphLen > uint64(st.Size()) ||
-		h.floatLen > uint64(st.Size()) || h.tableLen > uint64(st.Size()) ||
-		h.headerLen+int64(h.idxLen+h.qLen+h.graphLen+h.floatLen+h.tableLen)+int64(trailerLen) != st.Size():
-		return nil, fmt.Errorf("%w: torn (%d bytes)", errBadFile, st.Size())
 	}
-	// The checksum covers the header, the index section, the int8
-	// vectors, the graph and the float32 vectors' checksums; a float32
-	// vector is checked when it is read (exactVectors), so a load never
-	// reads the float32 section, the file's bulk.
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	if err := h.checkLayout(st.Size()); err != nil {
+		return nil, fmt.Errorf("%w: torn: %v", errBadFile, err)
+	}
+	mem, err := mapFile(f, st.Size())
+	if err != nil {
 		return nil, err
 	}
-	head := make([]byte, h.headerLen)
-	if _, err := io.ReadFull(f, head); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadFile, err)
-	}
-	idx := make([]byte, h.idxLen)
-	if _, err := io.ReadFull(f, idx); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadFile, err)
-	}
-	crc := crc32.Update(crc32.Update(0, castagnoli(), head), castagnoli(), idx)
 	l := &loaded{h: h}
-	if err := l.decode(idx, proto); err != nil {
+	defer func() {
+		if ok {
+			return
+		}
+		if l.x != nil {
+			l.x.mapped = nil
+			if l.x.exact != nil {
+				l.x.exact.close() // its spill file; f is closed above
+			}
+		}
+		unmapFile(mem)
+	}()
+	if string(mem[len(mem)-trailerLen:]) != fileEnd {
+		return nil, fmt.Errorf("%w: no end mark", errBadFile)
+	}
+	sec := func(i int) []byte {
+		s := h.sec[i]
+		return mem[s.off : s.off+s.len : s.off+s.len]
+	}
+	// The checksums are compared on a second goroutine while the index
+	// section is decoded; the file is used only if both hold.
+	var sums sync.WaitGroup
+	var bad error
+	sums.Go(func() {
+		for i := range h.sec {
+			if !lazySection(i) && crc32.Checksum(sec(i), castagnoli()) != h.sec[i].crc {
+				bad = fmt.Errorf("%w: the %s section's checksum", errBadFile, sectionNames[i])
+				return
+			}
+		}
+	})
+	err = l.decode(sec, proto)
+	sums.Wait()
+	if bad != nil {
+		return nil, bad
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadFile, err)
 	}
 	x := l.x
+	x.mapped = mem
 	n := len(x.meta)
-	if uint64(n)*uint64(x.dim+4) != h.qLen && !(x.dim == 0 && h.qLen == 0) {
-		return nil, fmt.Errorf("%w: int8 vectors of %d bytes for %d slots", errBadFile, h.qLen, n)
-	}
-	if x.dim > 0 {
-		// Straight from the file into the index's blocks, checked as
-		// they come.
-		c := &crcWriter{crc: crc}
-		vecs, err := hnsw.ReadInt8Vectors(io.TeeReader(io.LimitReader(f, int64(h.qLen)), c), x.dim, n)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errBadFile, err)
-		}
-		x.vecs, crc = vecs, c.crc
-	}
-	if h.graphLen > 0 {
-		if x.dim == 0 {
-			return nil, fmt.Errorf("%w: a graph without vectors", errBadFile)
-		}
-		// Straight from the file into the graph's arrays, checked as it
-		// goes; the trailer's checksum covers it.
-		c := &crcWriter{crc: crc}
-		r := io.TeeReader(io.LimitReader(f, int64(h.graphLen)), c)
-		g, err := hnsw.Read(r, int64(h.graphLen), x.vecs)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errBadFile, err)
-		}
-		if c.n != int64(h.graphLen) {
-			return nil, fmt.Errorf("%w: graph of %d bytes in %d", errBadFile, c.n, h.graphLen)
-		}
-		crc, l.g = c.crc, g
-	}
-	floatOff := h.headerLen + int64(h.idxLen+h.qLen+h.graphLen)
-	tail := make([]byte, h.tableLen+uint64(trailerLen))
-	if _, err := f.ReadAt(tail, floatOff+int64(h.floatLen)); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBadFile, err)
-	}
-	table, tr := tail[:h.tableLen], tail[h.tableLen:]
-	crc = crc32.Update(crc, castagnoli(), table)
-	if binary.LittleEndian.Uint32(tr[:4]) != crc || string(tr[4:]) != fileEnd {
-		return nil, fmt.Errorf("%w: checksum mismatch", errBadFile)
+	// What was decoded or copied is not read again: its pages leave the
+	// resident memory (the float32 checksums are copied below).
+	for _, i := range []int{secIndex, secPlaces, secSums} {
+		defer releaseMapped(sec(i))
 	}
 	if x.dim == 0 {
-		if h.floatLen != 0 || h.tableLen != 0 {
-			return nil, fmt.Errorf("%w: vectors without a dimension", errBadFile)
+		for _, i := range []int{secInt8, secInt8Sums, secGraph, secFloat, secSums} {
+			if h.sec[i].len != 0 {
+				return nil, fmt.Errorf("%w: a %s section without vectors", errBadFile, sectionNames[i])
+			}
 		}
-		return l, nil // the deferred Close: no vectors to read from f
+		ok = true
+		f.Close() // no vectors to read from f
+		return l, nil
 	}
-	if uint64(n)*uint64(x.dim)*4 != h.floatLen || uint64(n)*4 != h.tableLen {
-		return nil, fmt.Errorf("%w: vectors of %d bytes and %d checksums for %d slots", errBadFile, h.floatLen, h.tableLen/4, n)
+	if x.vecs, err = hnsw.Int8VectorsIn(sec(secInt8), x.dim, n); err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadFile, err)
 	}
-	sums := make([]uint32, n)
-	for i := range sums {
-		sums[i] = binary.LittleEndian.Uint32(table[4*i:])
-	}
-	x.exact = newExactVectors(x.dim, x.floatVectors, x.spillDir)
-	if x.floatVectors {
-		// Vectors kept in memory are read, and checked, now.
-		floats := make([]byte, h.floatLen)
-		if _, err := f.ReadAt(floats, floatOff); err != nil {
+	if h.sec[secGraph].len > 0 {
+		// Searched where it is mapped.
+		if l.g, err = hnsw.ReadIn(sec(secGraph), x.vecs); err != nil {
 			return nil, fmt.Errorf("%w: %v", errBadFile, err)
 		}
+	}
+	if uint64(n)*uint64(x.dim)*4 != h.sec[secFloat].len || uint64(n)*4 != h.sec[secSums].len {
+		return nil, fmt.Errorf("%w: vectors of %d bytes and %d checksums for %d slots", errBadFile, h.sec[secFloat].len, h.sec[secSums].len/4, n)
+	}
+	table := sec(secSums)
+	vsums := make([]uint32, n)
+	for i := range vsums {
+		vsums[i] = binary.LittleEndian.Uint32(table[4*i:])
+	}
+	x.exact = newExactVectors(x.dim, x.floatVectors, x.spillDir)
+	if err := checkInt8(x, sec(secInt8), sec(secInt8Sums)); err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadFile, err)
+	}
+	if x.floatVectors {
+		// Vectors kept in memory are read, and checked, now.
+		floats := sec(secFloat)
+		defer releaseMapped(floats)
 		for i := range n {
 			v := floats[i*4*x.dim : (i+1)*4*x.dim]
-			if crc32.Checksum(v, castagnoli()) != sums[i] {
+			if crc32.Checksum(v, castagnoli()) != vsums[i] {
 				return nil, fmt.Errorf("%w: vector %d's checksum", errBadFile, i)
 			}
 			x.exact.appendEncoded(v)
 		}
+		ok = true
+		f.Close()
 		return l, nil
 	}
-	x.exact.base, x.exact.baseOff, x.exact.baseN, x.exact.baseSums = f, floatOff, n, sums
+	x.exact.base, x.exact.baseOff, x.exact.baseN, x.exact.baseSums = f, int64(h.sec[secFloat].off), n, vsums
 	ok = true // f stays open: the vectors' base
 	return l, nil
-}
-
-// crcWriter keeps the CRC-32C of what is written to it.
-type crcWriter struct {
-	crc uint32
-	n   int64
-}
-
-func (c *crcWriter) Write(p []byte) (int, error) {
-	c.crc = crc32.Update(c.crc, castagnoli(), p)
-	c.n += int64(len(p))
-	return len(p), nil
 }
 
 // decoder reads the index section; the first overrun sets err and every
@@ -418,12 +528,12 @@ func (d *decoder) str(strs string) string {
 	return strs[off : off+n]
 }
 
-// decode fills l.x (and l.d) from the index section idx; proto gives the
-// index's settings. The document mirror, whose offset the section
-// gives, is decoded beside the fact index: each indexes every fact,
-// the bulk of a load.
-func (l *loaded) decode(idx []byte, proto *bankIndex) error {
-	d := &decoder{b: idx}
+// decode fills l.x (and l.d) from the file's sections (sec returns one);
+// proto gives the index's settings. The document mirror, whose offset
+// the index section gives, is decoded beside the fact index: each
+// indexes every fact, the bulk of a load.
+func (l *loaded) decode(sec func(int) []byte, proto *bankIndex) error {
+	d := &decoder{b: sec(secIndex)}
 	// Every string of the file in one allocation; entries, tags, terms
 	// and documents hold slices of it.
 	strs := string(d.bytes(int(d.u64())))
@@ -441,7 +551,7 @@ func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 		dd := &decoder{b: rest[docsAt:]}
 		wg.Go(func() {
 			var dx *docIndex
-			if dx, derr = decodeDocs(dd, strs, proto.created); derr != nil {
+			if dx, derr = decodeDocs(dd, strs, proto.created, l.h.idSeed, sec(secPlaces)); derr != nil {
 				return
 			}
 			if dd.off != len(dd.b) {
@@ -452,14 +562,18 @@ func (l *loaded) decode(idx []byte, proto *bankIndex) error {
 			l.d = dx
 		})
 	}
-	err := l.decodeFacts(&decoder{b: rest[:docsAt]}, strs, proto)
+	if l.h.flags&flagDocs == 0 && l.h.sec[secPlaces].len != 0 {
+		return fmt.Errorf("a table of fact places without a document mirror")
+	}
+	err := l.decodeFacts(&decoder{b: rest[:docsAt]}, strs, sec, proto)
 	wg.Wait()
 	return errors.Join(err, derr)
 }
 
-// decodeFacts fills l.x from d, the index section's fact index; proto
-// gives the index's settings.
-func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
+// decodeFacts fills l.x from d, the index section's fact index, and the
+// sections sec returns that it keeps where they are mapped (postings,
+// term ids, slot tables); proto gives the index's settings.
+func (l *loaded) decodeFacts(d *decoder, strs string, sec func(int) []byte, proto *bankIndex) error {
 	x := newBankIndex()
 	x.created, x.floatVectors, x.annThreshold, x.efSearch, x.spillDir, x.indexDir =
 		proto.created, proto.floatVectors, proto.annThreshold, proto.efSearch, proto.spillDir, proto.indexDir
@@ -470,14 +584,15 @@ func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
 	}
 	x.meta = make([]indexEntry, n)
 	x.state, x.length = make([]uint8, n), make([]int32, n)
-	x.pos, x.byID = newSlotTable(n), newSlotTable(n)
 	for i := range x.meta {
 		e := &x.meta[i]
 		e.pk = d.i64()
+		// Kinds, categories and statuses are slices of strs, which holds
+		// each value once: no copy per fact.
 		e.id = d.str(strs)
-		e.kind = internKind(memory.FactKind(d.str(strs)))
-		e.category = internCategory(memory.Category(d.str(strs)))
-		e.status = internStatus(memory.Status(d.str(strs)))
+		e.kind = memory.FactKind(d.str(strs))
+		e.category = memory.Category(d.str(strs))
+		e.status = memory.Status(d.str(strs))
 		e.eventTime, e.createdAt, e.expiredAt = d.i64(), d.i64(), d.i64()
 		e.length = int32(d.u32())
 		e.termOff, e.termN = d.u32(), d.u32()
@@ -499,7 +614,6 @@ func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
 				e.tags[j] = d.str(strs)
 			}
 		}
-		x.recordNew(i)
 		x.setState(i)
 	}
 	x.live = n
@@ -509,38 +623,58 @@ func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
 	if n > 0 && x.meta[n-1].pk > x.maxPK {
 		return fmt.Errorf("entry of row %d after the file's last row %d", x.meta[n-1].pk, x.maxPK)
 	}
+	var err error
+	if x.pos, err = slotTableIn(sec(secPos), n, true); err != nil {
+		return err
+	}
+	if x.byID, err = slotTableIn(sec(secIDs), n, true); err != nil {
+		return err
+	}
+	x.idSeed = l.h.idSeed
 	nt := d.count(12)
 	x.termID = make(map[string]int32, nt)
 	x.postings, x.df = make([][]posting, nt), make([]int32, nt)
-	total := d.count(6)
-	all := make([]posting, 0, total)
+	total := d.count(0)
+	all, err := postingsIn(sec(secPostings))
+	if err != nil {
+		return err
+	}
+	if total != len(all) {
+		return fmt.Errorf("%d postings in a section of %d", total, len(all))
+	}
+	at := 0
 	for t := range nt {
 		term := d.str(strs)
-		np := d.count(6)
+		np := int(d.u32())
 		if d.err != nil {
 			return d.err
 		}
-		if np > total-len(all) {
+		if np > total-at {
 			return fmt.Errorf("postings exceed their count")
 		}
-		at := len(all)
-		for range np {
-			p := posting{slot: int32(d.u32()), tf: d.u16()}
-			if p.slot < 0 || int(p.slot) >= n {
-				return fmt.Errorf("posting of slot %d in %d slots", p.slot, n)
-			}
-			all = append(all, p)
-		}
 		x.termID[term] = int32(t)
-		x.postings[t] = all[at:len(all):len(all)] // full: an append copies
+		x.postings[t] = all[at : at+np : at+np] // full: an append copies
 		x.df[t] = int32(np)
+		at += np
 	}
-	nterms := d.count(4)
-	x.terms = make([]int32, nterms)
-	for i := range x.terms {
-		x.terms[i] = int32(d.u32())
-		if x.terms[i] < 0 || int(x.terms[i]) >= nt {
-			return fmt.Errorf("term id %d of %d", x.terms[i], nt)
+	if at != total {
+		return fmt.Errorf("%d postings of %d listed", at, total)
+	}
+	for _, p := range all {
+		if p.slot < 0 || int(p.slot) >= n {
+			return fmt.Errorf("posting of slot %d in %d slots", p.slot, n)
+		}
+	}
+	nterms := d.count(0)
+	if x.terms, err = int32sIn(sec(secTerms)); err != nil {
+		return err
+	}
+	if len(x.terms) != nterms {
+		return fmt.Errorf("%d term ids in a section of %d", nterms, len(x.terms))
+	}
+	for _, t := range x.terms {
+		if t < 0 || int(t) >= nt {
+			return fmt.Errorf("term id %d of %d", t, nt)
 		}
 	}
 	for i := range x.meta {
@@ -548,7 +682,7 @@ func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
 			return fmt.Errorf("slot %d's terms out of range", i)
 		}
 	}
-	x.dim = dim // the int8 vectors follow the section (readIndexFile)
+	x.dim = dim // the int8 vectors are a section of their own (readIndexFile)
 	if d.err != nil {
 		return d.err
 	}
@@ -560,12 +694,61 @@ func (l *loaded) decodeFacts(d *decoder, strs string, proto *bankIndex) error {
 	return nil
 }
 
+// postingSize is a posting's size in memory and in the file.
+const postingSize = 8
+
+// A posting's layout must be the file's: slot at 0, tf at 4, 8 bytes.
+var _ = [1]struct{}{}[unsafe.Sizeof(posting{})-postingSize+unsafe.Offsetof(posting{}.tf)-4]
+
+// postingsIn returns the postings b holds (secPostings), kept in b when
+// this machine's order is the file's and b is 4-byte aligned, copied
+// otherwise.
+func postingsIn(b []byte) ([]posting, error) {
+	if len(b)%postingSize != 0 {
+		return nil, fmt.Errorf("postings section of %d bytes", len(b))
+	}
+	n := len(b) / postingSize
+	if n == 0 {
+		return nil, nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 == 0 {
+		return unsafe.Slice((*posting)(unsafe.Pointer(unsafe.SliceData(b))), n), nil
+	}
+	ps := make([]posting, n)
+	for i := range ps {
+		ps[i] = posting{slot: int32(binary.LittleEndian.Uint32(b[8*i:])), tf: binary.LittleEndian.Uint16(b[8*i+4:])}
+	}
+	return ps, nil
+}
+
+// int32sIn returns the little-endian int32s b holds, kept in b when this
+// machine's order is theirs and b is 4-byte aligned, copied otherwise.
+func int32sIn(b []byte) ([]int32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("section of %d bytes", len(b))
+	}
+	n := len(b) / 4
+	if n == 0 {
+		return nil, nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 == 0 {
+		return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), n), nil
+	}
+	v := make([]int32, n)
+	for i := range v {
+		v[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
 // metaSize is the least bytes an entry takes in the file.
 const metaSize = 8 + 8*4 + 8*3 + 4*3 + 1 + 4
 
-// decodeDocs reads a document mirror from d.
-func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
-	x := newDocIndex(created)
+// decodeDocs reads a document mirror from d, its facts' places from
+// places (a slot table of the file's, copied: the mirror outlives the
+// mapping of the file), the hashes of their ids seeded by seed.
+func decodeDocs(d *decoder, strs string, created int64, seed uint64, places []byte) (*docIndex, error) {
+	x := newDocIndex(created, seed)
 	x.maxPK, x.facts, x.totalLen = d.i64(), int(d.u64()), d.i64()
 	if x.facts < 0 || x.facts > len(d.b) {
 		return nil, fmt.Errorf("document mirror of %d facts", x.facts)
@@ -573,7 +756,8 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 	nd := d.count(16)
 	x.docs = make([]docEntry, nd)
 	x.slot = make(map[string]int32, nd)
-	x.at = newFactPlaces(x.facts)
+	// The ids in the order the writer made the table of (placesOrder).
+	x.at = factPlaces{ids: make([]string, 0, x.facts), at: make([]factAt, 0, x.facts), seed: seed}
 	if d.err != nil {
 		return nil, d.err
 	}
@@ -585,15 +769,31 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 		if d.err != nil {
 			return nil, d.err
 		}
+		if nf > x.facts-len(x.at.ids) {
+			return nil, fmt.Errorf("document mirror of %d facts lists more", x.facts)
+		}
 		e.facts = make([]string, nf)
 		for j := range e.facts {
 			e.facts[j] = d.str(strs)
-			x.at.set(e.facts[j], factAt{doc: int32(i), pos: int32(j)})
+			x.at.ids = append(x.at.ids, e.facts[j])
+			x.at.at = append(x.at.at, factAt{doc: int32(i), pos: int32(j)})
 		}
 		x.slot[e.id] = int32(i)
 	}
-	for range d.count(8) {
-		x.at.set(d.str(strs), factAt{doc: -1})
+	none := d.count(8)
+	if d.err != nil || none > x.facts-len(x.at.ids) {
+		return nil, fmt.Errorf("document mirror of %d facts lists more", x.facts)
+	}
+	for range none {
+		x.at.ids = append(x.at.ids, d.str(strs))
+		x.at.at = append(x.at.at, factAt{doc: -1})
+	}
+	if len(x.at.ids) != x.facts {
+		return nil, fmt.Errorf("document mirror of %d facts lists %d", x.facts, len(x.at.ids))
+	}
+	var err error
+	if x.at.idx, err = slotTableIn(places, x.facts, false); err != nil {
+		return nil, err
 	}
 	nt := d.count(8)
 	x.termID = make(map[string]int32, nt)
@@ -617,9 +817,6 @@ func decodeDocs(d *decoder, strs string, created int64) (*docIndex, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	if x.at.len() != x.facts {
-		return nil, fmt.Errorf("document mirror of %d facts lists %d", x.facts, x.at.len())
-	}
 	return x, nil
 }
 
@@ -632,7 +829,6 @@ type encoder struct {
 }
 
 func (e *encoder) u8(v uint8)   { e.b = append(e.b, v) }
-func (e *encoder) u16(v uint16) { e.b = binary.LittleEndian.AppendUint16(e.b, v) }
 func (e *encoder) u32(v uint32) { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
 func (e *encoder) i64(v int64)  { e.b = binary.LittleEndian.AppendUint64(e.b, uint64(v)) }
 
@@ -649,13 +845,20 @@ func (e *encoder) str(s string) {
 }
 
 // snapshotOf is an index's state to write: the header, the index section
-// and how to read the float32 vectors of its live slots.
+// and how to write the other sections from the index.
 type snapshotOf struct {
 	h    fileHeader
 	body []byte
-	// slots are the live slots, whose float32 vectors follow the index
-	// section in this order.
-	slots []int
+	// slots are the live slots, in the file's order; newSlot and
+	// newTerm give each slot and term id its number in the file (-1:
+	// left out).
+	slots           []int
+	newSlot         []int32
+	newTerm         []int32
+	postings, terms int
+	// places is the document mirror's table of fact places, as
+	// decodeDocs finds it (nil: no mirror).
+	places []byte
 	// graph, when not nil, is the graph of the slots it has linked,
 	// without the dead ones and numbered as the file's slots; graphN is
 	// its nodes.
@@ -664,12 +867,14 @@ type snapshotOf struct {
 }
 
 // encode returns x's live facts (and d's mirror, when d is not nil) as
-// an index file's header and index section. The caller holds x.mu and
-// d.mu for reading. Dead slots are left out, so the file is what a load
-// from the database would make.
+// an index file's header and index section, and the plan of its other
+// sections. The caller holds x.mu and d.mu for reading, and x.mu until
+// the file is written. Dead slots are left out, so the file is what a
+// load from the database would make.
 func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	e := &encoder{at: make(map[string]uint32, 2*x.live)}
-	s := &snapshotOf{h: fileHeader{format: fileFormat, fingerprint: fp, created: x.created, version: x.version, maxPK: x.maxPK, bank: bank}}
+	s := &snapshotOf{h: fileHeader{format: fileFormat, fingerprint: fp, created: x.created, version: x.version,
+		maxPK: x.maxPK, bank: bank, idSeed: x.idSeed}}
 	newSlot := make([]int32, len(x.meta))
 	for i := range x.meta {
 		newSlot[i] = -1
@@ -688,21 +893,22 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	for t, id := range x.termID {
 		terms[id] = t
 	}
+	live := make([]int32, len(x.postings))
 	nt, total := 0, 0
 	for t, ps := range x.postings {
 		newTerm[t] = -1
-		live := 0
 		for _, p := range ps {
 			if newSlot[p.slot] >= 0 {
-				live++
+				live[t]++
 			}
 		}
-		if live > 0 {
+		if live[t] > 0 {
 			newTerm[t] = int32(nt)
 			nt++
-			total += live
+			total += int(live[t])
 		}
 	}
+	s.newSlot, s.newTerm, s.postings = newSlot, newTerm, total
 	dim := 0
 	if x.dim > 0 {
 		dim = x.dim
@@ -738,33 +944,23 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 			e.str(t)
 		}
 	}
+	s.terms = int(termOff)
 	e.u32(uint32(nt))
 	e.u32(uint32(total))
-	for t, ps := range x.postings {
-		if newTerm[t] < 0 {
-			continue
+	for t := range x.postings {
+		if newTerm[t] >= 0 {
+			e.str(terms[t])
+			e.u32(uint32(live[t]))
 		}
-		e.str(terms[t])
-		at := len(e.b)
-		e.u32(0)
-		np := 0
-		for _, p := range ps {
-			if s := newSlot[p.slot]; s >= 0 {
-				e.u32(uint32(s))
-				e.u16(p.tf)
-				np++
-			}
-		}
-		binary.LittleEndian.PutUint32(e.b[at:], uint32(np))
 	}
 	e.u32(termOff)
-	for _, i := range s.slots {
-		m := &x.meta[i]
-		for _, t := range x.terms[m.termOff : m.termOff+m.termN] {
-			e.u32(uint32(newTerm[t]))
+	docsAt := len(e.b)
+	if d != nil {
+		s.places = placesTable(d)
+		if s.places == nil {
+			d = nil // a fact placed twice: the file goes without the mirror
 		}
 	}
-	docsAt := len(e.b)
 	if d != nil {
 		s.h.flags |= flagDocs
 		e.i64(d.maxPK)
@@ -811,23 +1007,131 @@ func encode(bank string, x *bankIndex, d *docIndex, fp uint64) *snapshotOf {
 	body = append(body, strs...)
 	body = binary.LittleEndian.AppendUint64(body, uint64(docsAt))
 	s.body = append(body, e.b...)
-	s.h.idxLen = uint64(len(s.body))
+	n := len(s.slots)
+	s.h.sec[secIndex].len = uint64(len(s.body))
+	s.h.sec[secPostings].len = uint64(total) * postingSize
+	s.h.sec[secTerms].len = uint64(termOff) * 4
+	s.h.sec[secPos].len = uint64(slotTableLen(n)) * 8
+	s.h.sec[secIDs].len = uint64(slotTableLen(n)) * 8
+	s.h.sec[secPlaces].len = uint64(len(s.places))
 	if dim > 0 {
-		s.h.qLen = uint64(len(s.slots)) * uint64(dim+4)
+		s.h.sec[secInt8].len = uint64(hnsw.Int8VectorsLen(dim, n))
+		s.h.sec[secInt8Sums].len = uint64(int8Groups(n)) * 4
+		s.h.sec[secFloat].len = uint64(n) * uint64(dim) * 4
+		s.h.sec[secSums].len = uint64(n) * 4
 	}
-	s.h.floatLen = uint64(len(s.slots)) * uint64(dim) * 4
-	if dim > 0 {
-		s.h.tableLen = uint64(len(s.slots)) * 4
-	}
-	if a := x.ann; a != nil {
+	if a := x.ann; a != nil && dim > 0 {
 		if done := int(a.done.Load()); done > 0 {
 			// An error is a bug of the numbering: the file goes without.
 			if g, err := a.g.Snapshot(done, newSlot[:done]); err == nil && g.Nodes() > 0 {
-				s.graph, s.graphN, s.h.graphLen = g, g.Nodes(), uint64(g.Len())
+				s.graph, s.graphN, s.h.sec[secGraph].len = g, g.Nodes(), uint64(g.Len())
 			}
 		}
 	}
+	s.h.headerLen = lenOfHeader(len(s.h.bank), len(s.h.lastID))
+	s.h.layout()
 	return s
+}
+
+// int8Groups returns the groups of hnsw.CheckGroup int8 vectors n
+// vectors make, the last maybe short.
+func int8Groups(n int) int { return (n + hnsw.CheckGroup - 1) / hnsw.CheckGroup }
+
+// int8Sums returns the CRC-32C of each group of the vectors at indexes
+// as WriteTo writes them: of the group's scales, then its components.
+func int8Sums(v *hnsw.Int8Vectors, indexes []int) []byte {
+	out := make([]byte, 0, 4*int8Groups(len(indexes)))
+	var scales, comps []byte
+	for lo := 0; lo < len(indexes); lo += hnsw.CheckGroup {
+		scales, comps = scales[:0], comps[:0]
+		for _, i := range indexes[lo:min(lo+hnsw.CheckGroup, len(indexes))] {
+			q, sc := v.Quantized(i)
+			scales = binary.LittleEndian.AppendUint32(scales, math.Float32bits(sc))
+			comps = append(comps, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(q))), len(q))...)
+		}
+		crc := crc32.Update(crc32.Checksum(scales, castagnoli()), castagnoli(), comps)
+		out = binary.LittleEndian.AppendUint32(out, crc)
+	}
+	return out
+}
+
+// checkInt8 has x's int8 vectors, kept in form (secInt8, mapped), checked
+// a group at a time against sums (secInt8Sums) before a search first
+// reads one (hnsw.Int8Vectors.SetCheck): a load does not read them all,
+// and a search reads what it reaches. A group that fails is made again
+// from the float32 vectors (x.exact: checked as read, from the database
+// when they fail too), as a load from the rows quantizes them, and the
+// file is marked for rewriting. The caller has just made x.vecs and
+// x.exact and shares neither yet.
+func checkInt8(x *bankIndex, form, sums []byte) error {
+	n, dim := x.vecs.Len(), x.dim
+	if len(sums) != 4*int8Groups(n) {
+		return fmt.Errorf("%d int8 checksums for %d vectors", len(sums)/4, n)
+	}
+	vecs, exact := x.vecs, x.exact
+	x.vecs.SetCheck(n, func(g int) {
+		lo, hi := g*hnsw.CheckGroup, min((g+1)*hnsw.CheckGroup, n)
+		crc := crc32.Update(crc32.Checksum(form[4*lo:4*hi], castagnoli()), castagnoli(), form[4*n+lo*dim:4*n+hi*dim])
+		if crc == binary.LittleEndian.Uint32(sums[4*g:]) {
+			return
+		}
+		exact.bad.Store(true)
+		q := make([]int8, dim)
+		var buf []float32
+		var raw []byte
+		for i := lo; i < hi; i++ {
+			var err error
+			if buf, raw, err = exact.read(i, buf, raw); err != nil {
+				// Not to be had: a vector of zeros, which no search
+				// ranks, rather than bytes that failed their checksum.
+				clear(buf)
+				buf = append(buf[:0], make([]float32, dim)...)
+			}
+			vecs.SetQuantized(i, q, hnsw.Quantize(q, buf))
+		}
+	})
+	return nil
+}
+
+// placesTable returns d's table of fact places for the order in which
+// decodeDocs lists the ids (each document's facts, then the facts of
+// none sorted), as slot table entries, or nil if an id is listed twice
+// (the mirror then cannot be written as it is). The caller holds d.mu
+// for reading.
+func placesTable(d *docIndex) []byte {
+	t := newSlotTable(d.at.len())
+	n := 0
+	add := func(id string) bool {
+		if n >= d.at.len() {
+			return false
+		}
+		t.putNew(idHash(d.seed, id), n)
+		n++
+		return true
+	}
+	for i := range d.docs {
+		for _, f := range d.docs[i].facts {
+			if !add(f) {
+				return nil
+			}
+		}
+	}
+	var none []string
+	for i, id := range d.at.ids {
+		if d.at.at[i].doc < 0 {
+			none = append(none, id)
+		}
+	}
+	slices.Sort(none)
+	for _, id := range none {
+		if !add(id) {
+			return nil
+		}
+	}
+	if n != d.at.len() {
+		return nil
+	}
+	return appendSlotTable(make([]byte, 0, 8*len(t.t)), &t)
 }
 
 // tempPattern names the temporary files index files are written to.
@@ -848,11 +1152,62 @@ func removeStaleTemps(dir string) {
 	}
 }
 
+// sectionWriter writes an index file's sections one after the other:
+// it pads each to its place, and keeps the CRC-32C of each.
+type sectionWriter struct {
+	w   *bufio.Writer
+	off uint64
+	crc uint32
+}
+
+// Write writes p as part of the current section.
+func (s *sectionWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	s.off += uint64(n)
+	s.crc = crc32.Update(s.crc, castagnoli(), p[:n])
+	return n, err
+}
+
+// section writes section i of h by fill, padded to its offset, and sets
+// its CRC-32C; it fails unless fill writes the section's length.
+func (s *sectionWriter) section(h *fileHeader, i int, fill func(w io.Writer) error) error {
+	sec := &h.sec[i]
+	if sec.off < s.off {
+		return fmt.Errorf("%s section at %d, the file at %d", sectionNames[i], sec.off, s.off)
+	}
+	var zero [sectionAlign]byte
+	if _, err := s.w.Write(zero[:sec.off-s.off]); err != nil {
+		return err
+	}
+	s.off, s.crc = sec.off, 0
+	if err := fill(s); err != nil {
+		return err
+	}
+	if s.off != sec.off+sec.len {
+		return fmt.Errorf("%s section of %d bytes, %d planned", sectionNames[i], s.off-sec.off, sec.len)
+	}
+	if !lazySection(i) {
+		sec.crc = s.crc
+	}
+	return nil
+}
+
+// chunked returns a writer of w whose buffer is handed over at 64 KiB,
+// and the function that writes the rest.
+func chunked(w io.Writer) (*[]byte, func() error) {
+	b := make([]byte, 0, 64<<10)
+	return &b, func() error {
+		_, err := w.Write(b)
+		b = b[:0]
+		return err
+	}
+}
+
 // write writes s to a temporary file in dir, mode 0600 (dir is made
-// 0700), with the float32 vectors of x's live slots (the caller holds
-// x.mu for reading), and returns that file, flushed; the caller closes
-// it and renames it into place. stop, when it reports
-// true between chunks, abandons the write.
+// 0700), with the sections it plans from x (the caller holds x.mu for
+// reading), and returns that file, flushed; the caller closes it and
+// renames it into place. stop, when it reports true between chunks,
+// abandons the write.
 func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -870,70 +1225,127 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 	if err := f.Chmod(0o600); err != nil {
 		return fail(err)
 	}
-	w := bufio.NewWriterSize(f, 256<<10)
-	head := appendHeader(nil, &s.h)
-	crc := crc32.Update(crc32.Update(0, castagnoli(), head), castagnoli(), s.body)
-	if _, err := w.Write(head); err != nil {
+	h := &s.h
+	// The header last, once the sections' checksums are known; zeros
+	// until then, which no load takes for a header.
+	sw := &sectionWriter{w: bufio.NewWriterSize(f, 256<<10), off: uint64(h.headerLen)}
+	if _, err := sw.w.Write(make([]byte, h.headerLen)); err != nil {
 		return fail(err)
 	}
-	if _, err := w.Write(s.body); err != nil {
+	write := func(i int, fill func(w io.Writer) error) error { return sw.section(h, i, fill) }
+	if err := write(secIndex, func(w io.Writer) error { _, err := w.Write(s.body); return err }); err != nil {
+		return fail(err)
+	}
+	if err := write(secPostings, func(w io.Writer) error {
+		b, flush := chunked(w)
+		for t, ps := range x.postings {
+			if s.newTerm[t] < 0 {
+				continue
+			}
+			for _, p := range ps {
+				if ns := s.newSlot[p.slot]; ns >= 0 {
+					*b = binary.LittleEndian.AppendUint32(*b, uint32(ns))
+					*b = binary.LittleEndian.AppendUint16(*b, p.tf)
+					*b = binary.LittleEndian.AppendUint16(*b, 0)
+					if len(*b) >= 60<<10 {
+						if err := flush(); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+		return flush()
+	}); err != nil {
+		return fail(err)
+	}
+	if err := write(secTerms, func(w io.Writer) error {
+		b, flush := chunked(w)
+		for _, i := range s.slots {
+			m := &x.meta[i]
+			for _, t := range x.terms[m.termOff : m.termOff+m.termN] {
+				*b = binary.LittleEndian.AppendUint32(*b, uint32(s.newTerm[t]))
+			}
+			if len(*b) >= 60<<10 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return flush()
+	}); err != nil {
+		return fail(err)
+	}
+	// The slot tables of the file's numbering, as a load finds them.
+	pos, ids := newSlotTable(len(s.slots)), newSlotTable(len(s.slots))
+	for j, i := range s.slots {
+		pos.putNew(pkHash(x.meta[i].pk), j)
+		ids.putNew(idHash(h.idSeed, x.meta[i].id), j)
+	}
+	if err := write(secPos, func(w io.Writer) error { _, err := w.Write(appendSlotTable(nil, &pos)); return err }); err != nil {
+		return fail(err)
+	}
+	if err := write(secIDs, func(w io.Writer) error { _, err := w.Write(appendSlotTable(nil, &ids)); return err }); err != nil {
+		return fail(err)
+	}
+	if err := write(secPlaces, func(w io.Writer) error { _, err := w.Write(s.places); return err }); err != nil {
 		return fail(err)
 	}
 	var table []byte
 	if x.dim > 0 {
-		// The int8 vectors as the index holds them, then their scales.
-		c := &crcWriter{crc: crc}
-		if _, err := x.vecs.WriteTo(io.MultiWriter(w, c), s.slots); err != nil {
+		// The int8 vectors as the index holds them.
+		if err := write(secInt8, func(w io.Writer) error { _, err := x.vecs.WriteTo(w, s.slots); return err }); err != nil {
 			return fail(err)
 		}
-		crc = c.crc
+		if err := write(secInt8Sums, func(w io.Writer) error { _, err := w.Write(int8Sums(x.vecs, s.slots)); return err }); err != nil {
+			return fail(err)
+		}
 		if s.graph != nil {
-			c := &crcWriter{crc: crc}
-			n, err := s.graph.WriteTo(io.MultiWriter(w, c))
-			if err != nil {
+			if err := write(secGraph, func(w io.Writer) error { _, err := s.graph.WriteTo(w); return err }); err != nil {
 				return fail(err)
 			}
-			if uint64(n) != s.h.graphLen {
-				return fail(fmt.Errorf("graph of %d bytes, %d expected", n, s.h.graphLen))
-			}
-			crc = c.crc
 		}
 		// The live slots' vectors, read from the spill file in runs of
 		// consecutive slots, each with its checksum.
 		size := 4 * x.dim
 		table = make([]byte, 0, 4*len(s.slots))
-		var raw []byte
-		for at := 0; at < len(s.slots); {
-			if stop() {
-				return fail(errors.New("abandoned"))
+		if err := write(secFloat, func(w io.Writer) error {
+			var raw []byte
+			for at := 0; at < len(s.slots); {
+				if stop() {
+					return errors.New("abandoned")
+				}
+				n := 1
+				for n < spillChunk && at+n < len(s.slots) && s.slots[at+n] == s.slots[at]+n {
+					n++
+				}
+				var err error
+				if raw, err = x.exact.readRaw(s.slots[at], n, raw[:0]); err != nil {
+					return err
+				}
+				for i := range n {
+					table = binary.LittleEndian.AppendUint32(table, crc32.Checksum(raw[i*size:(i+1)*size], castagnoli()))
+				}
+				if _, err := w.Write(raw); err != nil {
+					return err
+				}
+				at += n
 			}
-			n := 1
-			for n < spillChunk && at+n < len(s.slots) && s.slots[at+n] == s.slots[at]+n {
-				n++
-			}
-			if raw, err = x.exact.readRaw(s.slots[at], n, raw[:0]); err != nil {
-				return fail(err)
-			}
-			for i := range n {
-				table = binary.LittleEndian.AppendUint32(table, crc32.Checksum(raw[i*size:(i+1)*size], castagnoli()))
-			}
-			if _, err := w.Write(raw); err != nil {
-				return fail(err)
-			}
-			at += n
+			return nil
+		}); err != nil {
+			return fail(err)
 		}
 	}
-	crc = crc32.Update(crc, castagnoli(), table)
-	if _, err := w.Write(table); err != nil {
+	if err := write(secSums, func(w io.Writer) error { _, err := w.Write(table); return err }); err != nil {
 		return fail(err)
 	}
-	var tr [trailerLen]byte
-	binary.LittleEndian.PutUint32(tr[:], crc)
-	copy(tr[4:], fileEnd)
-	if _, err := w.Write(tr[:]); err != nil {
+	if _, err := sw.w.WriteString(fileEnd); err != nil {
 		return fail(err)
 	}
-	if err := w.Flush(); err != nil {
+	if err := sw.w.Flush(); err != nil {
+		return fail(err)
+	}
+	if _, err := f.WriteAt(appendHeader(nil, h), 0); err != nil {
 		return fail(err)
 	}
 	return f, nil

@@ -399,28 +399,28 @@ func TestIndexFile_Corrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idxAt, qAt := int(h.headerLen), int(h.headerLen)+int(h.idxLen)
-	floatAt := qAt + int(h.qLen)
+	idxAt, idxEnd := int(h.sec[secIndex].off), int(h.sec[secIndex].off+h.sec[secIndex].len)
+	floatAt := int(h.sec[secFloat].off)
 	flip := func(at int) func([]byte) []byte {
 		return func(b []byte) []byte { b = slices.Clone(b); b[at] ^= 0x10; return b }
 	}
-	cases := []struct {
+	type damage struct {
 		name string
 		file func([]byte) []byte
 		// lazy: the damage is in the float32 vectors, which the load
 		// does not read.
 		lazy bool
-	}{
+	}
+	cases := []damage{
 		{"Empty", func([]byte) []byte { return nil }, false},
 		{"TruncatedHeader", func(b []byte) []byte { return b[:20] }, false},
-		{"TruncatedIndex", func(b []byte) []byte { return b[:idxAt+(qAt-idxAt)/2] }, false},
+		{"TruncatedIndex", func(b []byte) []byte { return b[:idxAt+(idxEnd-idxAt)/2] }, false},
 		{"TruncatedVectors", func(b []byte) []byte { return b[:floatAt+100] }, false},
 		{"TruncatedTrailer", func(b []byte) []byte { return b[:len(b)-3] }, false},
 		{"FlippedVersion", flip(len(fileMagic) + 4 + 4 + 8 + 8), false},
+		{"FlippedHeaderChecksum", flip(int(h.headerLen) - 2), false},
 		{"FlippedString", flip(idxAt + 12), false},
-		{"FlippedEntry", flip(idxAt + (qAt-idxAt)/3), false},
-		{"FlippedPosting", flip(idxAt + 2*(qAt-idxAt)/3), false},
-		{"FlippedInt8", flip(qAt + (floatAt-qAt)/2), false},
+		{"FlippedEntry", flip(idxAt + (idxEnd-idxAt)/3), false},
 		// A vector is checked when a search reads it: the load takes the
 		// rest of the file, the bad vectors come from the database, and
 		// the file is replaced.
@@ -432,10 +432,22 @@ func TestIndexFile_Corrupt(t *testing.T) {
 			}
 			return b
 		}, true},
-		{"FlippedVectorChecksum", flip(floatAt + int(h.floatLen) + 2), false},
-		{"FlippedChecksum", flip(len(good) - trailerLen), false},
+		{"FlippedEndMark", flip(len(good) - 1), false},
 		{"Appended", func(b []byte) []byte { return append(slices.Clone(b), 0) }, false},
 		{"OtherBank", func([]byte) []byte { return other }, false},
+	}
+	// Every section but the vectors is checked whole on load: a byte
+	// flipped at its start, middle or end is found there. The int8
+	// vectors are checked a group at a time as a search reads them: the
+	// load takes the file, the bad group is made again from the float32
+	// vectors, and the file is replaced.
+	for i, sec := range h.sec {
+		if i == secFloat || sec.len == 0 {
+			continue
+		}
+		for _, at := range []int{int(sec.off), int(sec.off + sec.len/2), int(sec.off+sec.len) - 1} {
+			cases = append(cases, damage{fmt.Sprintf("Flipped%s@%d", sectionNames[i], at), flip(at), lazySection(i)})
+		}
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -818,7 +830,7 @@ func TestIndexFile_Graph(t *testing.T) {
 	want := graphAnswers(t, m, "a", dim)
 	m.Close()
 	h := fileHeaderOf(t, dir, "a")
-	if h.graphLen == 0 {
+	if h.sec[secGraph].len == 0 {
 		t.Fatal("the index file holds no graph")
 	}
 
@@ -919,45 +931,58 @@ func TestIndexFile_GraphCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := fileHeaderOf(t, dir, "a")
-	idxAt := int(h.headerLen)
-	qAt := idxAt + int(h.idxLen)
-	graphAt := qAt + int(h.qLen)
-	floatAt := graphAt + int(h.graphLen)
-	tableAt := floatAt + int(h.floatLen)
-	endAt := tableAt + int(h.tableLen)
-	if h.graphLen == 0 || endAt+trailerLen != len(good) {
-		t.Fatalf("graph of %d bytes, sections end at %d of %d", h.graphLen, endAt+trailerLen, len(good))
+	graph := h.sec[secGraph]
+	graphAt, graphEnd := int(graph.off), int(graph.off+graph.len)
+	if graph.len == 0 || int(h.sec[secSums].off+h.sec[secSums].len)+trailerLen != len(good) {
+		t.Fatalf("graph of %d bytes, sections end at %d of %d", graph.len, h.sec[secSums].off+h.sec[secSums].len, len(good))
 	}
 	type damage struct {
 		name string
 		file func([]byte) []byte
 	}
 	var cases []damage
-	for _, s := range []struct {
-		name     string
-		from, to int
-	}{{"Header", 0, idxAt}, {"Index", idxAt, qAt}, {"Int8", qAt, graphAt}, {"Graph", graphAt, floatAt},
-		{"Float", floatAt, tableAt}, {"Checksums", tableAt, endAt}, {"Trailer", endAt, len(good)}} {
-		for _, at := range []int{s.from, (s.from + s.to) / 2, s.to - 1} {
-			cases = append(cases, damage{fmt.Sprintf("Truncated%s@%d", s.name, at), func(b []byte) []byte { return b[:at] }})
+	truncate := func(name string, at int) {
+		cases = append(cases, damage{fmt.Sprintf("Truncated%s@%d", name, at), func(b []byte) []byte { return b[:at] }})
+	}
+	for _, at := range []int{0, int(h.headerLen) / 2, int(h.headerLen) - 1} {
+		truncate("Header", at)
+	}
+	for i, sec := range h.sec {
+		if sec.len > 0 {
+			for _, at := range []int{int(sec.off), int(sec.off + sec.len/2), int(sec.off+sec.len) - 1} {
+				truncate(sectionNames[i], at)
+			}
 		}
 	}
-	for _, at := range []int{graphAt, graphAt + 9, graphAt + 30, graphAt + 40, (graphAt + floatAt) / 2, floatAt - 5} {
+	truncate("Trailer", len(good)-1)
+	for _, at := range []int{graphAt, graphAt + 9, graphAt + 30, graphAt + 40, (graphAt + graphEnd) / 2, graphEnd - 5} {
 		cases = append(cases, damage{fmt.Sprintf("FlippedGraph@%d", at), func(b []byte) []byte {
 			b = slices.Clone(b)
 			b[at] ^= 0x04
 			return b
 		}})
 	}
-	cases = append(cases, damage{"GraphLength", func(b []byte) []byte {
-		// A graph a few bytes longer in the header, the float32 vectors
-		// that much shorter: the lengths still add up.
-		b = slices.Clone(b)
-		at := len(fileMagic) + 4 + 4 + 8 + 8*4 + 4 + 8 + 8
-		binary.LittleEndian.PutUint64(b[at:], h.graphLen+8)
-		binary.LittleEndian.PutUint64(b[at+8:], h.floatLen-8)
-		return b
-	}})
+	// The header changed and its checksum made again: what it says of
+	// the sections must still agree with the file and the sections.
+	header := func(name string, change func(h *fileHeader)) {
+		cases = append(cases, damage{name, func(b []byte) []byte {
+			b = slices.Clone(b)
+			h2 := h
+			change(&h2)
+			copy(b, appendHeader(nil, &h2))
+			return b
+		}})
+	}
+	header("GraphLength", func(h *fileHeader) {
+		// A graph a few bytes longer, the float32 vectors that much
+		// shorter: the lengths still add up.
+		h.sec[secGraph].len += 8
+		h.sec[secFloat].len -= 8
+	})
+	header("GraphMoved", func(h *fileHeader) { h.sec[secGraph].off += sectionAlign })
+	for i := range h.sec {
+		header("SectionChecksum-"+sectionNames[i], func(h *fileHeader) { h.sec[i].crc ^= 1 })
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if err := os.WriteFile(path, c.file(good), 0o600); err != nil {
@@ -1051,7 +1076,7 @@ func TestIndexFile_GraphBackground(t *testing.T) {
 		if err != nil {
 			return -1
 		}
-		return int64(h.graphLen)
+		return int64(h.sec[secGraph].len)
 	}
 	wait := func(ok func(int64) bool, what string) {
 		t.Helper()
@@ -1139,4 +1164,105 @@ func rowVector(r Row) []float32 {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(r.Embedding[4*i:]))
 	}
 	return v
+}
+
+// TestIndexFile_Stale checks a file behind a newer database — rows added
+// since, facts deleted, a status changed, by another process — is used
+// for what it holds and brought level by the load: the answers are those
+// of a load from the rows, and only the rows added since are read.
+func TestIndexFile_Stale(t *testing.T) {
+	const dim = 16
+	src := newFakeSource()
+	src.write("a", persistRows(3, 0, 300, dim)...)
+	dir := t.TempDir()
+	m := persistMirror(src, dir, false)
+	answers(t, m, "a", dim)
+	m.Close()
+	src.add("a", persistRows(23, 1000, 25, dim)...)
+	src.remove("a", "f10")
+	src.remove("a", "f200")
+	src.setStatus("a", "f20", memory.StatusArchived, 0)
+	src.setStatus("a", "f21", memory.StatusSuperseded, 1_700_000_500_000_000)
+	want := fresh(t, src, "a", dim)
+	cs := &countingSource{Source: src}
+	m = persistMirror(cs, dir, false)
+	got := answers(t, m, "a", dim)
+	m.Close()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("answers from a stale file differ from the rows':\n got %v\nwant %v", got, want)
+	}
+	if cs.rows != 25 {
+		t.Errorf("read %d rows, want the 25 added since the file", cs.rows)
+	}
+}
+
+// TestIndexFile_MappedWrites checks an index loaded from its mapped file
+// takes writes as one loaded from the rows: facts added (appended to
+// arrays that are the file's), then a third of them deleted until
+// compaction makes every array anew and lets the file go; at each step
+// the answers are those of a mirror loaded from the rows that took the
+// same writes, and the file is never changed by them.
+func TestIndexFile_MappedWrites(t *testing.T) {
+	const dim = 16
+	src := newFakeSource()
+	src.write("a", persistRows(3, 0, 300, dim)...)
+	dir := t.TempDir()
+	m := persistMirror(src, dir, false)
+	answers(t, m, "a", dim)
+	m.Close()
+	good, err := os.ReadFile(indexPath(dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &countingSource{Source: src}
+	m = persistMirror(cs, dir, false)
+	defer m.Close()
+	rows := persistMirror(src, "", false)
+	defer rows.Close()
+	same := func(step string) {
+		t.Helper()
+		if got, want := answers(t, m, "a", dim), answers(t, rows, "a", dim); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s, answers differ from the rows':\n got %v\nwant %v", step, got, want)
+		}
+	}
+	same("loaded")
+	mapped := func() bool {
+		m.mu.Lock()
+		x := m.facts["a"]
+		m.mu.Unlock()
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		return x.mapped != nil
+	}
+	if cs.rows != 0 || !mapped() {
+		t.Fatalf("read %d rows, mapped %v: want the file, mapped", cs.rows, mapped())
+	}
+	for i := range 40 {
+		v, c := src.write("a", persistRows(40+uint64(i), 300+i, 1, dim)...)
+		c.Count()
+		m.Apply("a", v, c)
+		rows.Apply("a", v, c)
+	}
+	same("after adding facts")
+	for k := 0; k < 300; k += 3 {
+		src.remove("a", fmt.Sprint("f", k))
+		var c Change
+		c.Remove(int64(k + 1))
+		m.Apply("a", src.banks["a"].version, &c)
+		rows.Apply("a", src.banks["a"].version, &c)
+	}
+	st, err := m.Stats(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Slots >= 340 || mapped() {
+		t.Fatalf("%d slots for %d live facts, mapped %v: want compacted (340 slots before), the file let go", st.Slots, st.Live, mapped())
+	}
+	same("after compaction")
+	if cs.rows != 0 {
+		t.Errorf("read %d rows: the writes should have applied", cs.rows)
+	}
+	if b, err := os.ReadFile(indexPath(dir, "a")); err != nil || !slices.Equal(b, good) {
+		t.Errorf("the index file changed under the writes (%v)", err)
+	}
 }

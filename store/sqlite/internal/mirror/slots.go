@@ -1,8 +1,12 @@
 package mirror
 
 import (
-	"hash/maphash"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
 	"math/bits"
+	"slices"
+	"unsafe"
 )
 
 // slotTable finds the slot of a key (a fact's row or id) without holding
@@ -20,7 +24,7 @@ type slotTable struct {
 
 // newSlotTable returns a table sized for n keys.
 func newSlotTable(n int) slotTable {
-	return slotTable{t: make([]uint64, max(16, 1<<bits.Len(uint(2*n))))}
+	return slotTable{t: make([]uint64, slotTableLen(n))}
 }
 
 const slotMask = 1<<32 - 1
@@ -122,12 +126,34 @@ func (s *slotTable) del(h uint64, eq func(slot int) bool, hashOf func(slot int) 
 	}
 }
 
-// idSeed seeds the hashes of fact ids (this process's: tables are not
-// stored).
-var idSeed = maphash.MakeSeed()
+// idHash returns the hash of a fact id under seed. It is the same in
+// every process for the same seed, so a table of slots by id can be
+// kept in the bank's index file (persist.go) with the seed it was made
+// with: the bank's (idSeedOf), so ids chosen to collide in one bank's
+// table do not collide in another's, and a bank's file is the same
+// whichever process writes it.
+func idHash(seed uint64, id string) uint64 {
+	h := seed ^ uint64(len(id))*0x9e3779b97f4a7c15
+	for len(id) >= 8 {
+		w := uint64(id[0]) | uint64(id[1])<<8 | uint64(id[2])<<16 | uint64(id[3])<<24 |
+			uint64(id[4])<<32 | uint64(id[5])<<40 | uint64(id[6])<<48 | uint64(id[7])<<56
+		h = (h ^ w) * 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+		id = id[8:]
+	}
+	var w uint64
+	for i := range len(id) {
+		w |= uint64(id[i]) << (8 * i)
+	}
+	return pkHash(int64(h ^ w))
+}
 
-// idHash returns the hash of a fact id.
-func idHash(id string) uint64 { return maphash.String(idSeed, id) }
+// idSeedOf returns the seed of the hashes of a bank's fact ids: of its
+// id and creation time (µs).
+func idSeedOf(bank string, created int64) uint64 {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s", created, bank))
+	return binary.LittleEndian.Uint64(sum[:])
+}
 
 // pkHash returns the hash of a fact's row (splitmix64's finalizer).
 func pkHash(pk int64) uint64 {
@@ -144,11 +170,11 @@ func (x *bankIndex) slotOfPK(pk int64) (int, bool) {
 
 // slotOfID returns the slot of the live fact of id.
 func (x *bankIndex) slotOfID(id string) (int, bool) {
-	return x.byID.get(idHash(id), func(i int) bool { return x.meta[i].id == id })
+	return x.byID.get(idHash(x.idSeed, id), func(i int) bool { return x.meta[i].id == id })
 }
 
 func (x *bankIndex) pkHashOf(i int) uint64 { return pkHash(x.meta[i].pk) }
-func (x *bankIndex) idHashOf(i int) uint64 { return idHash(x.meta[i].id) }
+func (x *bankIndex) idHashOf(i int) uint64 { return idHash(x.idSeed, x.meta[i].id) }
 
 // recordSlot records slot i, whose entry is in meta, under its row and
 // id.
@@ -156,23 +182,14 @@ func (x *bankIndex) recordSlot(i int) {
 	e := &x.meta[i]
 	pk, id := e.pk, e.id
 	x.pos.put(pkHash(pk), i, func(j int) bool { return x.meta[j].pk == pk }, x.pkHashOf)
-	x.byID.put(idHash(id), i, func(j int) bool { return x.meta[j].id == id }, x.idHashOf)
+	x.byID.put(idHash(x.idSeed, id), i, func(j int) bool { return x.meta[j].id == id }, x.idHashOf)
 }
 
 // forgetSlot forgets slot i's row and id; its entry still holds them.
 func (x *bankIndex) forgetSlot(i int) {
 	pk, id := x.meta[i].pk, x.meta[i].id
 	x.pos.del(pkHash(pk), func(j int) bool { return x.meta[j].pk == pk }, x.pkHashOf)
-	x.byID.del(idHash(id), func(j int) bool { return x.meta[j].id == id }, x.idHashOf)
-}
-
-// recordNew records slot i, of a row and id not yet recorded, in tables
-// sized for it: a load from the index file, whose rows are distinct
-// (checked: in order) and so are its ids, as the index that wrote them
-// held them (were one repeated, a lookup would find one of its slots).
-func (x *bankIndex) recordNew(i int) {
-	x.pos.putNew(pkHash(x.meta[i].pk), i)
-	x.byID.putNew(idHash(x.meta[i].id), i)
+	x.byID.del(idHash(x.idSeed, id), func(j int) bool { return x.meta[j].id == id }, x.idHashOf)
 }
 
 // reindex records every live slot afresh, in tables sized for them.
@@ -184,3 +201,59 @@ func (x *bankIndex) reindex() {
 		}
 	}
 }
+
+// slotTableLen returns the entries of a table sized for n keys
+// (newSlotTable).
+func slotTableLen(n int) int { return max(16, 1<<bits.Len(uint(2*n))) }
+
+// slotTableIn returns the table of n slots whose entries b holds as
+// little-endian uint64s (appendSlotTable), kept in b (a mapped index
+// file, copy-on-write: a put or a del writes into it) when inPlace, this
+// machine's order is theirs and b is 8-byte aligned, copied otherwise.
+// A table of another size, with an entry of a slot out of range or other
+// than n entries is an error: a lookup must never index past the
+// entries.
+func slotTableIn(b []byte, n int, inPlace bool) (slotTable, error) {
+	size := slotTableLen(n)
+	if len(b) != 8*size {
+		return slotTable{}, fmt.Errorf("slot table of %d bytes for %d slots", len(b), n)
+	}
+	var t []uint64
+	if littleEndian && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 == 0 {
+		t = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), size)
+		if !inPlace {
+			t = slices.Clone(t)
+		}
+	} else {
+		t = make([]uint64, size)
+		for i := range t {
+			t[i] = binary.LittleEndian.Uint64(b[8*i:])
+		}
+	}
+	used := 0
+	for _, e := range t {
+		if e == 0 {
+			continue
+		}
+		used++
+		if s := e & slotMask; s > uint64(n) {
+			return slotTable{}, fmt.Errorf("slot table entry of slot %d in %d", s-1, n)
+		}
+	}
+	if used != n {
+		return slotTable{}, fmt.Errorf("slot table of %d entries for %d slots", used, n)
+	}
+	return slotTable{t: t, n: n}, nil
+}
+
+// appendSlotTable appends t's entries to b as little-endian uint64s.
+func appendSlotTable(b []byte, t *slotTable) []byte {
+	for _, e := range t.t {
+		b = binary.LittleEndian.AppendUint64(b, e)
+	}
+	return b
+}
+
+// littleEndian reports whether this machine stores integers as index
+// files do, so their arrays can be used where they are mapped.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
