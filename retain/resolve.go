@@ -195,9 +195,11 @@ func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, x
 			return nil, fmt.Errorf("conflict candidates: %w", err)
 		}
 		var ids []string
+		found := map[string]bool{} // the hits, active when searched
 		for _, h := range hits {
 			if h.Score >= minSim {
 				ids = append(ids, h.ID)
+				found[h.ID] = true
 				r.neighbours[f.ID] = append(r.neighbours[f.ID], h)
 			}
 		}
@@ -226,6 +228,16 @@ func (p *Pipeline) resolveConflicts(ctx context.Context, b *memory.WriteBatch, x
 		cands, err := p.Store.Facts(ctx, b.BankID, ids)
 		if err != nil {
 			return nil, fmt.Errorf("conflict candidates: %w", err)
+		}
+		// A hit that is no longer active was superseded (or archived)
+		// by another writer since the search: what replaced it, which the
+		// search may not have found, is what this fact is to be judged
+		// against. Judged without it, the fact would stand beside it, a
+		// second current fact: the item is resolved again instead.
+		for _, c := range cands {
+			if found[c.ID] && c.Status != memory.StatusActive && (oldDoc == "" || c.DocumentID != oldDoc) {
+				return nil, memory.FactSupersededMeanwhile(c.ID, c.Status)
+			}
 		}
 		// The facts of the version this document replaces go with it: they
 		// can be neither reinforced nor superseded.

@@ -145,7 +145,9 @@ func (a Along) empty() bool { return a.Watermark == nil && a.DrainSession == nil
 // (memory.ErrRelationClosed), and the item is resolved again, against
 // the edge that replaced it, up to MaxResolveAttempts times; the same
 // for a fact it supersedes that another writer superseded since
-// (memory.ErrFactSuperseded).
+// (memory.ErrFactSuperseded), and for a similar fact the resolution
+// found active that another writer superseded before the resolution
+// could judge it (resolveConflicts).
 func (p *Pipeline) RetainWith(ctx context.Context, req memory.RetainRequest, along Along) (*memory.RetainResult, error) {
 	if p.segmented(&req) {
 		return p.retainSegments(ctx, req, along) // segment.go
@@ -156,26 +158,27 @@ func (p *Pipeline) RetainWith(ctx context.Context, req memory.RetainRequest, alo
 		var dup *memory.RetainResult
 		var err error
 		d, dup, err = p.prepare(ctx, req)
+		if err == nil && dup == nil {
+			d.batch.Watermark, d.batch.DrainSession = along.Watermark, along.DrainSession
+			res, err = p.Store.Write(ctx, d.batch)
+		}
 		if err != nil {
-			return nil, err
+			// Lost to another writer, as the item was resolved or as it
+			// was written: resolve it again.
+			if !memory.LostRace(err) || attempt == MaxResolveAttempts {
+				return nil, err
+			}
+			select {
+			case <-time.After(time.Duration(rand.Int64N(int64(attempt) * int64(10*time.Millisecond)))):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
 		}
 		if dup != nil {
 			return dup, p.MarkAlong(ctx, req.BankID, along)
 		}
-		d.batch.Watermark, d.batch.DrainSession = along.Watermark, along.DrainSession
-		res, err = p.Store.Write(ctx, d.batch)
-		if err == nil {
-			break
-		}
-		if !memory.LostRace(err) || attempt == MaxResolveAttempts {
-			return nil, err
-		}
-		// Writers racing for one edge: a random pause spreads them out.
-		select {
-		case <-time.After(time.Duration(rand.Int64N(int64(attempt) * int64(10*time.Millisecond)))):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+		break
 	}
 	b := d.batch
 	if res.Duplicate {

@@ -221,3 +221,63 @@ func TestPipeline_Retain_ShortTermConflicts(t *testing.T) {
 }
 
 var _ retain.Judge = scriptedJudge{}
+
+// racingStore is a Store on which another writer acts once, between the
+// resolution's search for similar facts and its read of them: before
+// the first Facts call that reads fact id.
+type racingStore struct {
+	retain.Store
+	id     string
+	before func()
+}
+
+func (s *racingStore) Facts(ctx context.Context, bank string, ids []string) ([]*memory.Fact, error) {
+	if s.before != nil && slices.Contains(ids, s.id) {
+		before := s.before
+		s.before = nil
+		before()
+	}
+	return s.Store.Facts(ctx, bank, ids)
+}
+
+// A similar fact the resolution found active and another writer
+// superseded before the judge saw it: the item is resolved again,
+// against the fact that replaced it, instead of standing beside it as a
+// second current fact.
+func TestPipeline_Retain_CandidateSupersededMeanwhile(t *testing.T) {
+	const (
+		porto = "Bob lives in Porto."
+		rome  = "Bob lives in Rome."
+		oslo  = "Bob lives in Oslo."
+	)
+	judge := scriptedJudge{rome: {extract.ActionUpdate, porto}, oslo: {extract.ActionUpdate, rome}}
+	e := newEnv(t)
+	e.p.Judge = judge
+	e.p.ConflictSimilarity = 1e-9 // every similar fact is a candidate: the judge decides
+	e.retain(memory.RetainRequest{BankID: "b", Text: porto, At: e.clock.Now()})
+	portoID := facts(t, e.store, "b")[0].ID
+	other := retain.New(e.store, e.emb, extract.NewHeuristic())
+	other.Judge, other.ConflictSimilarity, other.Now = judge, 1e-9, e.clock.Now
+	e.p.Store = &racingStore{Store: e.store, id: portoID, before: func() {
+		e.clock.Advance(time.Minute)
+		if _, err := other.Retain(e.ctx, memory.RetainRequest{BankID: "b", Text: rome, At: e.clock.Now()}); err != nil {
+			t.Fatalf("the other writer: %v", err)
+		}
+	}}
+	e.clock.Advance(time.Minute)
+	e.retain(memory.RetainRequest{BankID: "b", Text: oslo, At: e.clock.Now()})
+	var active []string
+	by := map[string]string{}
+	for _, f := range facts(t, e.store, "b") {
+		if f.Status == memory.StatusActive {
+			active = append(active, f.Text)
+		}
+		by[f.Text] = f.SupersededBy
+	}
+	if len(active) != 1 || active[0] != oslo {
+		t.Errorf("active facts %q, want only %q", active, oslo)
+	}
+	if by[porto] == "" || by[rome] == "" {
+		t.Errorf("superseded by: %v, want Porto by Rome and Rome by Oslo", by)
+	}
+}
