@@ -9,28 +9,31 @@ import (
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
-// longContentBytes is the content above which a continuation writes the
-// document's text through a small page cache (textCacheKiB): the text of
-// a document in segments, up to memory.MaxDocumentBytes, is overflow
-// pages written once and not read again by the writer, which would
-// otherwise fill the writer's whole cache (64 MiB of pages, about twice
-// that in memory) for nothing.
+// The page cache of a continuation (memory.WriteBatch.Continue), a
+// segment of a long document or the batch that completes it. The writer's
+// own cache (writerCacheKiB) costs about twice its size in memory (a
+// page and its header take an 8 KiB slot of the allocator), and one
+// segment of a large document fills it whatever was released before: its
+// facts go into ever larger indexes at places their random ids scatter,
+// a few pages per fact. segmentCacheKiB holds what a segment reuses
+// (the indexes' upper levels, the tables' last pages); dirty pages over
+// it are spilled to the WAL as the segment goes, where the commit would
+// have written them anyway. The batch that completes the document
+// writes its text (overflow pages written once, never read again by the
+// writer) through textCacheKiB, then sets the writer's cache back.
 const (
-	longContentBytes = 1 << 20
-	textCacheKiB     = 4 << 10
+	segmentCacheKiB = 16 << 10
+	textCacheKiB    = 4 << 10
 )
 
 // continueDocument is the document part of a batch that continues a
 // stored document (memory.WriteBatch.Continue): d must still be its
 // item's stored version; its content hash and content are set to d's.
-//
-// The pages the batches before it left in the writer's cache are
-// released first (PRAGMA shrink_memory, as WriteMany does after bulk
-// text): a document in segments commits a few MB of new rows per
-// segment (text, vectors) into ever larger tables, pages the next
-// segment does not read again, and kept they would fill the cache to
-// its limit. Each segment reads the index pages it needs again, from
-// the OS's cache.
+// The batch runs with the writer's page cache at segmentCacheKiB, and
+// the one that sets the content (the last of a document in segments)
+// sets it back to writerCacheKiB: a retain in segments stopped halfway
+// leaves the smaller cache until the next document in segments
+// completes, which costs time, not correctness.
 func continueDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Document, res *memory.WriteResult) error {
 	if err := memory.ValidateDocument(d); err != nil {
 		return err
@@ -43,15 +46,12 @@ func continueDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Do
 	case err != nil:
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `PRAGMA shrink_memory`); err != nil {
-		return err
+	cache := segmentCacheKiB
+	if d.Content != "" {
+		cache = textCacheKiB
 	}
-	if len(d.Content) > longContentBytes {
-		restore, err := smallCache(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer restore()
+	if err := setCache(ctx, tx, cache); err != nil {
+		return err
 	}
 	// The row is written only when it changes: a segment's batch carries
 	// the partial hash and no content, like the stored row, and the last
@@ -61,24 +61,19 @@ func continueDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Do
 		WHERE bank_id = ?3 AND id = ?4 AND (content_hash <> ?1 OR content <> ?2)`, d.ContentHash, d.Content, bank, d.ID); err != nil {
 		return err
 	}
+	if d.Content != "" {
+		if err := setCache(ctx, tx, writerCacheKiB); err != nil {
+			return err
+		}
+	}
 	res.DocumentID = d.ID
 	return nil
 }
 
-// smallCache sets the writer's page cache to textCacheKiB for the rest
-// of a long write and returns what sets it back. Dirty pages over the
-// limit are spilled to the WAL as the write goes (they are written at
-// the commit anyway); clean ones are reused.
-func smallCache(ctx context.Context, tx *sql.Tx) (restore func(), err error) {
-	var size int
-	if err := tx.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&size); err != nil {
-		return nil, err
-	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, textCacheKiB)); err != nil {
-		return nil, err
-	}
-	return func() {
-		// A failure leaves the cache small: slower writes, not wrong ones.
-		_, _ = tx.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA cache_size = %d`, size))
-	}, nil
+// setCache sets the writer's page cache to kib KiB. A smaller cache
+// frees the clean pages over it at once; dirty ones are spilled as the
+// transaction goes on.
+func setCache(ctx context.Context, tx *sql.Tx, kib int) error {
+	_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, kib))
+	return err
 }
