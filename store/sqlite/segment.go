@@ -9,20 +9,22 @@ import (
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
-// The page cache of a continuation (memory.WriteBatch.Continue), a
-// segment of a long document or the batch that completes it. The writer's
-// own cache (writerCacheKiB) costs about twice its size in memory (a
-// page and its header take an 8 KiB slot of the allocator), and one
-// segment of a large document fills it whatever was released before: its
-// facts go into ever larger indexes at places their random ids scatter,
-// a few pages per fact. segmentCacheKiB holds what a segment reuses
-// (the indexes' upper levels, the tables' last pages); dirty pages over
-// it are spilled to the WAL as the segment goes, where the commit would
-// have written them anyway. The batch that completes the document
-// writes its text (overflow pages written once, never read again by the
-// writer) through textCacheKiB, then sets the writer's cache back.
+// The page cache of a continuation (memory.WriteBatch.Continue): a
+// segment of a long document, or the batch that completes it. The
+// writer's own cache (writerCacheKiB) costs about twice its size in
+// memory (a page and its header take an 8 KiB slot of the allocator),
+// and a segment of a large document fills it however little of it the
+// next segment reads again: its facts go into indexes at places their
+// random ids scatter, a few pages per fact. segmentCacheKiB is the
+// cache of a segment: a quarter less memory, and measured (docs/scale.md,
+// "Bounded memory") not slower at 50 MB; a 16 MiB cache was, many
+// times, spilling and reading again pages that a segment touches more
+// than once. The batch that completes the document writes its text
+// (overflow pages written once, never read again by the writer) through
+// textCacheKiB, which first frees the cache's clean pages, then sets
+// the writer's cache back to writerCacheKiB.
 const (
-	segmentCacheKiB = 16 << 10
+	segmentCacheKiB = 48 << 10
 	textCacheKiB    = 4 << 10
 )
 
