@@ -17,8 +17,8 @@ import (
 // indexes at places their random ids scatter, a few pages per fact.
 // segmentCacheKiB is the cache of a segment: measured (docs/scale.md,
 // "Bounded memory"), about 30 MB less at the peak than the writer's
-// cache, and no more CPU (within the noise) at 5 MB or 50 MB; 16 MiB was
-// far slower (a segment spilled and read again, many times, pages it
+// cache, for about half a second more CPU at 5 MB (of 12 s) and the same
+// at 50 MB; 16 MiB was far slower (a segment spilled and read again, many times, pages it
 // touches more than once). The batch that completes the document writes
 // its text (overflow pages written once, never read again by the
 // writer) through textCacheKiB, which first frees the cache's clean
