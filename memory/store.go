@@ -226,9 +226,11 @@ type WriteBatch struct {
 	// stored. The store checks that the item's stored version is still
 	// Document (the same id), else the batch fails whole with ECONFLICT
 	// (the item was replaced or forgotten since), and sets the stored
-	// document's ContentHash to Document's; nothing else of the document
-	// row changes and the batch is never a duplicate. Without Continue a
-	// batch's Document is a new version of its item.
+	// document's ContentHash and Content to Document's; nothing else of
+	// the document row changes and the batch is never a duplicate. (The
+	// segmented path stores the document without content and writes its
+	// text once, with the final content hash, in a last batch of its own.)
+	// Without Continue a batch's Document is a new version of its item.
 	Continue bool
 	Chunks   []*Chunk
 	Facts    []*Fact // with Embedding set; Seq is assigned by the store

@@ -25,9 +25,10 @@ import (
 const DefaultSegmentBytes = 256 << 10
 
 // A document in segments is resumable, not all-or-nothing: recall sees
-// its facts segment by segment as they are committed. Until the last
-// segment is written, the stored document's content hash is
-// partialHash(hash), which no item's hash equals: a crash (or a canceled
+// its facts segment by segment as they are committed. Until the batch
+// that completes it (after the last segment), the stored document has no
+// content and its content hash is partialHash(hash), which no item's
+// hash equals: a crash (or a canceled
 // retain) leaves a document that a later retain of the same item and
 // content — same bank, source, item id, text, speaker, time and segment
 // size — continues from its first segment not committed, ending exactly
@@ -100,8 +101,9 @@ type segment struct {
 // partialHash for what is visible when): its text is cut into segments
 // (splitSegments), each extracted and embedded in parallel a few ahead
 // and linked and written in order in its own transaction, the first one
-// storing the document and the later ones continuing it
-// (memory.WriteBatch.Continue); along is written with the last. Chunk
+// storing the document (without its text) and the later ones continuing
+// it (memory.WriteBatch.Continue); a last batch of its own writes the
+// text, the content hash and along. Chunk
 // and fact ids are numbered across the whole document, as in one batch.
 // Entities are recognised within a segment: a capitalised word the
 // extractor takes for a name from the rest of the text counts only
@@ -160,8 +162,13 @@ func (p *Pipeline) retainSegments(ctx context.Context, req memory.RetainRequest,
 		md["extractor"] = v.Version()
 		doc.Metadata = md
 	}
+	// The document's text is written once, by the batch that completes
+	// it (after the last segment): until then the stored document has no
+	// content, so that neither the first segment writes the whole text
+	// nor the last rewrites it to set the hash.
 	final := *doc
 	final.ContentHash = hash
+	doc.Content = ""
 
 	texts := splitSegments(req.Text, size)
 	segs := make([]segment, len(texts))
@@ -215,10 +222,6 @@ func (p *Pipeline) retainSegments(ctx context.Context, req memory.RetainRequest,
 		if s.done {
 			return
 		}
-		if i == len(segs)-1 {
-			b.Document = &final
-			b.Watermark, b.DrainSession = along.Watermark, along.DrainSession
-		}
 		b.Continue = written > 0 || resume
 		res, err := p.Store.Write(ctx, b)
 		if err != nil {
@@ -243,6 +246,15 @@ func (p *Pipeline) retainSegments(ctx context.Context, req memory.RetainRequest,
 	}
 	if facts == 0 {
 		return nil, memory.Errorf(memory.EINVALID, "nothing to remember: no facts found in the item")
+	}
+	// The last batch completes the document: its text and content hash,
+	// and along. It carries nothing else, so that the segments' facts and
+	// vectors are garbage by the time the text is written.
+	segs, texts = nil, nil
+	last := &memory.WriteBatch{BankID: req.BankID, Document: &final, Continue: true,
+		Watermark: along.Watermark, DrainSession: along.DrainSession}
+	if _, err := p.Store.Write(ctx, last); err != nil {
+		return nil, fmt.Errorf("completing the document: %w", err)
 	}
 	out.Entities = len(g.ents)
 	return out, nil

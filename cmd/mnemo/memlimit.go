@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -73,6 +74,24 @@ var memSamples = []metrics.Sample{
 	{Name: "/memory/classes/heap/free:bytes"},
 }
 
+// memCeiling, when above zero, is a limit the soft memory limit never
+// exceeds, growing heap or not (capMemory).
+var memCeiling atomic.Int64
+
+// capMemory sets a ceiling on the soft memory limit for the rest of the
+// process: the limit follows the live heap as before but never exceeds
+// n, and while the heap grows it is n rather than none. The runtime then
+// collects and returns memory to the OS as the heap nears n, instead of
+// keeping freed pages up to twice the live heap. An operator's
+// GOMEMLIMIT wins.
+func capMemory(n int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	memCeiling.Store(n)
+	debug.SetMemoryLimit(n)
+}
+
 // The plateau: the live heap at its start and when it started, and the
 // timer that applies the limit once it has lasted memSettle with no GC
 // since (a process that settles may not collect again for a long time:
@@ -99,6 +118,10 @@ func setMemoryLimit() {
 	// Stacks, GC metadata and the runtime's own structures.
 	other := max(v[1]-v[2]-v[3]-v[4]-v[5], 0)
 	limit := int64(max(math.Ceil(live*(1+memHeadroom)+memSlack+other), memFloor))
+	none := int64(math.MaxInt64)
+	if c := memCeiling.Load(); c > 0 {
+		limit, none = min(limit, c), c
+	}
 	memMu.Lock()
 	defer memMu.Unlock()
 	now := time.Now()
@@ -116,7 +139,7 @@ func setMemoryLimit() {
 		debug.SetMemoryLimit(limit)
 		return
 	}
-	debug.SetMemoryLimit(math.MaxInt64)
+	debug.SetMemoryLimit(none)
 	since := plateauSince
 	settle = time.AfterFunc(wait, func() {
 		memMu.Lock()

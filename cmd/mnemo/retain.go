@@ -47,6 +47,9 @@ which recall already leaves out.`,
 				return err
 			}
 			debug.SetGCPercent(gcPercentFor(len(text)))
+			if len(text) > retain.DefaultSegmentBytes {
+				capMemory(retainMemoryFor(len(text)))
+			}
 			req := memory.RetainRequest{BankID: g.bank, Text: text, Speaker: speaker, Source: source, ItemID: item, Tags: tags, ShortTerm: shortTerm}
 			if at != "" {
 				t, err := wire.ParseTime(at)
@@ -179,6 +182,21 @@ func gcPercentFor(n int) int {
 	}
 	live := n + 3*100*retain.DefaultSegmentBytes
 	return max(20, min(100, 100*gcHeadroom/live))
+}
+
+// segmentsMemory is the Go memory a retain in segments needs besides its
+// text: the segments in flight (three of retain.DefaultSegmentBytes,
+// about 15 MB each), gcHeadroom, the runtime's own and the engine's.
+const segmentsMemory = 100 << 20
+
+// retainMemoryFor is the ceiling of the soft memory limit (capMemory)
+// while a text of n bytes, retained in segments, is held: the text and
+// segmentsMemory. Without it the runtime kept up to 40 MB of freed pages
+// over a 50 MB document's heap; with it, and the SQLite store's cache
+// of a segment, the whole process stays under 300 MB (docs/scale.md,
+// "Bounded memory").
+func retainMemoryFor(n int) int64 {
+	return int64(n) + segmentsMemory
 }
 
 // readText returns the text argument, or stdin when it is "-" or absent:

@@ -310,9 +310,10 @@ func apply(ctx context.Context, tx pgx.Tx, w *memory.WriteBatch, now func() time
 	b = &pgx.Batch{}
 	switch {
 	case d != nil && w.Continue:
-		if oldHash != d.ContentHash {
-			b.Queue(`UPDATE documents SET content_hash = $3 WHERE bank_id = $1 AND id = $2`, bank, d.ID, d.ContentHash)
-		}
+		// The content is compared in the server: a segment's batch carries
+		// none, the last one the whole text, which replaces the empty one.
+		b.Queue(`UPDATE documents SET content_hash = $3, content = $4
+			WHERE bank_id = $1 AND id = $2 AND (content_hash <> $3 OR content <> $4)`, bank, d.ID, d.ContentHash, d.Content)
 		res.DocumentID = d.ID
 	case d != nil:
 		if err := queueDocument(b, bank, d); err != nil {

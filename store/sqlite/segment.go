@@ -4,30 +4,78 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
+// The page cache of a continuation (memory.WriteBatch.Continue): a
+// segment of a long document, or the batch that completes it. The
+// writer's own cache (writerCacheKiB) costs about twice its size in
+// memory (a page and its header take an 8 KiB slot of the allocator),
+// and one segment of a large document fills it: its facts go into
+// indexes at places their random ids scatter, a few pages per fact.
+// segmentCacheKiB is the cache of a segment: measured (docs/scale.md,
+// "Bounded memory"), about 30 MB less at the peak than the writer's
+// cache, for about half a second more CPU at 5 MB (of 12 s) and the same
+// at 50 MB; 16 MiB was far slower (a segment spilled and read again, many times, pages it
+// touches more than once). The batch that completes the document writes
+// its text (overflow pages written once, never read again by the
+// writer) through textCacheKiB, which first frees the cache's clean
+// pages, then sets the writer's cache back to writerCacheKiB.
+const (
+	segmentCacheKiB = 48 << 10
+	textCacheKiB    = 4 << 10
+)
+
 // continueDocument is the document part of a batch that continues a
 // stored document (memory.WriteBatch.Continue): d must still be its
-// item's stored version; its content hash is set to d's.
+// item's stored version; its content hash and content are set to d's.
+// The batch runs with the writer's page cache at segmentCacheKiB, and
+// the one that sets the content (the last of a document in segments)
+// sets it back to writerCacheKiB: a retain in segments stopped halfway
+// leaves the smaller cache until the next document in segments
+// completes, which costs time, not correctness.
 func continueDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Document, res *memory.WriteResult) error {
 	if err := memory.ValidateDocument(d); err != nil {
 		return err
 	}
-	var id, hash string
-	err := tx.QueryRowContext(ctx, `SELECT id, content_hash FROM documents WHERE bank_id = ? AND source = ? AND item_id = ?`, bank, d.Source, d.ItemID).Scan(&id, &hash)
+	var id string
+	err := tx.QueryRowContext(ctx, `SELECT id FROM documents WHERE bank_id = ? AND source = ? AND item_id = ?`, bank, d.Source, d.ItemID).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows) || err == nil && id != d.ID:
 		return memory.DocumentGone(d)
 	case err != nil:
 		return err
 	}
-	if hash != d.ContentHash {
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET content_hash = ? WHERE bank_id = ? AND id = ?`, d.ContentHash, bank, d.ID); err != nil {
+	cache := segmentCacheKiB
+	if d.Content != "" {
+		cache = textCacheKiB
+	}
+	if err := setCache(ctx, tx, cache); err != nil {
+		return err
+	}
+	// The row is written only when it changes: a segment's batch carries
+	// the partial hash and no content, like the stored row, and the last
+	// batch the text and the final hash (the stored content, empty, is
+	// compared, not read whole).
+	if _, err := tx.ExecContext(ctx, `UPDATE documents SET content_hash = ?1, content = ?2
+		WHERE bank_id = ?3 AND id = ?4 AND (content_hash <> ?1 OR content <> ?2)`, d.ContentHash, d.Content, bank, d.ID); err != nil {
+		return err
+	}
+	if d.Content != "" {
+		if err := setCache(ctx, tx, writerCacheKiB); err != nil {
 			return err
 		}
 	}
 	res.DocumentID = d.ID
 	return nil
+}
+
+// setCache sets the writer's page cache to kib KiB. A smaller cache
+// frees the clean pages over it at once; dirty ones are spilled as the
+// transaction goes on.
+func setCache(ctx context.Context, tx *sql.Tx, kib int) error {
+	_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, kib))
+	return err
 }

@@ -215,7 +215,7 @@ func (b *memBank) apply(w *memory.WriteBatch) (*memory.WriteResult, error) {
 			return nil, memory.DocumentGone(d)
 		}
 		c := *old
-		c.ContentHash = d.ContentHash
+		c.ContentHash, c.Content = d.ContentHash, d.Content
 		b.docs[d.ID] = &c
 		res.DocumentID = d.ID
 	} else if d != nil {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/mnemo-ai/mnemo/memory"
@@ -37,8 +38,10 @@ func segmentBatch(d *memory.Document, from, to int, entity string) *memory.Write
 // A document written in segments (memory.WriteBatch.Continue) ends as the
 // same document in one batch would: every fact, chunk, ref and link
 // (links across the segments' boundaries included), the entity's counts,
-// and the content hash the last segment sets. A later segment is never a
-// duplicate, even when its hash is the stored one.
+// and the content hash and content a later batch sets — here, as retain
+// writes a document in segments, no content until a last batch that
+// carries nothing but the document. A later segment is never a duplicate,
+// even when its hash is the stored one.
 func testWriteContinue(e *env) {
 	e.newBank("b")
 	e.newBank("one")
@@ -46,22 +49,31 @@ func testWriteContinue(e *env) {
 	ent := memory.EntityID("Segment")
 	final := NewTestDocument("b", "doc", memory.SourceNote, "big", "the whole content")
 	d := *final
-	d.ContentHash = partial
+	d.ContentHash, d.Content = partial, ""
+	check := func(what string, want *memory.Document) {
+		got := e.document("b", memory.SourceNote, "big")
+		if got.ContentHash != want.ContentHash || got.Content != want.Content {
+			e.t.Errorf("document after %s: content hash %q, content %q; want %q, %q", what, got.ContentHash, got.Content, want.ContentHash, want.Content)
+		}
+	}
 	for from := 0; from < n; from += 3 {
 		w := segmentBatch(&d, from, min(from+3, n), ent)
-		if from > 0 {
-			w.Continue = true
-		}
-		if from+3 >= n {
-			w.Document = final
-		}
+		w.Continue = from > 0
 		if got, want := *e.write(w), (memory.WriteResult{DocumentID: "doc", Facts: len(w.Facts)}); got != want {
 			e.t.Errorf("Write of segment at %d: got %+v, want %+v", from, got, want)
 		}
-		if got := e.document("b", memory.SourceNote, "big").ContentHash; got != w.Document.ContentHash {
-			e.t.Errorf("content hash after segment at %d: got %q, want %q", from, got, w.Document.ContentHash)
-		}
+		check(fmt.Sprintf("the segment at %d", from), &d)
 	}
+	last := &memory.WriteBatch{BankID: "b", Document: final, Continue: true}
+	if got, want := *e.write(last), (memory.WriteResult{DocumentID: "doc"}); got != want {
+		e.t.Errorf("Write of the last batch: got %+v, want %+v", got, want)
+	}
+	check("the last batch", final)
+	// The same again changes nothing and is no duplicate.
+	if got, want := *e.write(&memory.WriteBatch{BankID: "b", Document: final, Continue: true}), (memory.WriteResult{DocumentID: "doc"}); got != want {
+		e.t.Errorf("Write of the last batch again: got %+v, want %+v", got, want)
+	}
+	check("the last batch again", final)
 	whole := segmentBatch(NewTestDocument("one", "doc", memory.SourceNote, "big", "the whole content"), 0, n, ent)
 	e.writeNew(whole)
 
