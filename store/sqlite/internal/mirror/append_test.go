@@ -1,0 +1,228 @@
+package mirror
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/mnemo-ai/mnemo/memory"
+)
+
+// fileView reads the index file at path as a load takes it: the whole
+// file's header and the headers of the blocks appended after it that
+// are whole.
+func fileView(path string) (fileHeader, []blockHeader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return fileHeader{}, nil, err
+	}
+	defer f.Close()
+	h, err := readHeader(f)
+	if err != nil {
+		return h, nil, err
+	}
+	mem, err := os.ReadFile(path)
+	if err != nil {
+		return h, nil, err
+	}
+	end, err := h.checkLayout(int64(len(mem)))
+	if err != nil {
+		return h, nil, err
+	}
+	blocks, _ := readBlocks(mem, uint64(end), h.crc, math.MaxInt64, 0)
+	var out []blockHeader
+	for _, b := range blocks {
+		out = append(out, b.h)
+	}
+	return h, out, nil
+}
+
+// saveNow writes the bank's index file as a background write would, at
+// once, and waits for it.
+func saveNow(m *Mirror, bank string) {
+	m.mu.Lock()
+	x, d := m.facts[bank], m.docs[bank]
+	m.mu.Unlock()
+	x.mu.Lock()
+	m.startSave(bank, x, d)
+	x.mu.Unlock()
+	m.saves.Wait()
+}
+
+// appendedBank makes a bank of 400 facts with its whole index file in
+// dir, then, in a mirror loaded from that file, rounds times: another
+// process adds 40 facts and changes statuses (of the file's facts and
+// of facts added since), the mirror takes them, and its file is written.
+// It checks each write appended a block, leaving the bytes before it as
+// they were, and that a load then reads no row and answers as a load
+// from the rows; it returns the source and the file.
+func appendedBank(t *testing.T, dir string, floats bool, rounds, dim int) (*fakeSource, []byte) {
+	t.Helper()
+	src := newFakeSource()
+	src.write("a", persistRows(1, 0, 400, dim)...)
+	src.setStatus("a", "f10", memory.StatusSuperseded, 1_700_000_000_000_000+300*1_000_000)
+	src.setStatus("a", "f11", memory.StatusArchived, 0)
+	m := persistMirror(src, dir, floats)
+	answers(t, m, "a", dim)
+	m.Close()
+	path := indexPath(dir, "a")
+	prev, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := persistMirror(src, dir, floats)
+	defer w.Close()
+	answers(t, w, "a", dim)
+	for r := range rounds {
+		src.add("a", persistRows(30+uint64(r), 400+40*r, 40, dim)...)
+		src.setStatus("a", fmt.Sprint("f", 30+r), memory.StatusArchived, 0)
+		src.setStatus("a", "f10", []memory.Status{memory.StatusActive, memory.StatusSuperseded}[r%2], 0)
+		if r > 0 {
+			src.setStatus("a", fmt.Sprint("f", 400+40*(r-1)+3), memory.StatusSuperseded, 1_700_000_000_000_000+500*1_000_000)
+		}
+		answers(t, w, "a", dim) // w takes the rows and statuses
+		saveNow(w, "a")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) <= len(prev) || !slices.Equal(b[:len(prev)], prev) {
+			t.Fatalf("round %d: the file was rewritten (%d bytes, %d before), not appended to", r, len(b), len(prev))
+		}
+		if _, blocks, err := fileView(path); err != nil || len(blocks) != r+1 || blocks[r].added != 40 {
+			t.Fatalf("round %d: %d blocks (%v), want %d, the last of 40 facts", r, len(blocks), err, r+1)
+		}
+		prev = b
+		want := fresh(t, src, "a", dim)
+		cs := &countingSource{Source: src}
+		m := persistMirror(cs, dir, floats)
+		got := answers(t, m, "a", dim)
+		m.Close()
+		if cs.rows != 0 {
+			t.Errorf("round %d: a load from the file with its blocks read %d rows, want 0", r, cs.rows)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: answers from the file with its blocks differ from the rows':\n got %v\nwant %v", r, got, want)
+		}
+	}
+	return src, prev
+}
+
+// TestIndexFile_Appended checks that a mirror ahead of its index file by
+// rows added and statuses changed appends blocks to the file rather than
+// rewrite it, and that a load reads the file and its blocks without a
+// row and answers exactly as a load from the rows (vectors in memory or
+// read from the file); and that a status log too long, or a deletion,
+// makes the next write whole.
+func TestIndexFile_Appended(t *testing.T) {
+	for _, floats := range []bool{false, true} {
+		t.Run(fmt.Sprint("FloatVectors=", floats), func(t *testing.T) {
+			const dim = 24
+			dir := t.TempDir()
+			src, _ := appendedBank(t, dir, floats, 3, dim)
+			// A deletion since: the next write is whole.
+			w := persistMirror(src, dir, floats)
+			answers(t, w, "a", dim)
+			src.remove("a", "f7")
+			src.add("a", persistRows(77, 900, 5, dim)...)
+			answers(t, w, "a", dim)
+			saveNow(w, "a")
+			w.Close()
+			if _, blocks, err := fileView(indexPath(dir, "a")); err != nil || len(blocks) != 0 {
+				t.Fatalf("after a deletion: %d blocks (%v), want a whole file", len(blocks), err)
+			}
+			want := fresh(t, src, "a", dim)
+			cs := &countingSource{Source: src}
+			m := persistMirror(cs, dir, floats)
+			got := answers(t, m, "a", dim)
+			m.Close()
+			if cs.rows != 0 || !reflect.DeepEqual(got, want) {
+				t.Fatalf("after a deletion: read %d rows, answers equal the rows' %v", cs.rows, reflect.DeepEqual(got, want))
+			}
+		})
+	}
+}
+
+// TestIndexFile_AppendedTorn cuts and damages the blocks appended to an
+// index file: truncated at the start, inside the header, at the start,
+// middle and end of each section and before the end mark of every
+// block, a byte flipped in its header, record and end mark. The load
+// takes the blocks before the damaged one and reads the rows they lack
+// from the database, answering as a load from the rows; a float32
+// vector flipped is read from the database when a search reaches it.
+func TestIndexFile_AppendedTorn(t *testing.T) {
+	const dim = 16
+	dir := t.TempDir()
+	src, good := appendedBank(t, dir, false, 3, dim)
+	path := indexPath(dir, "a")
+	_, blocks, err := fileView(path)
+	if err != nil || len(blocks) != 3 {
+		t.Fatalf("%d blocks (%v), want 3", len(blocks), err)
+	}
+	want := fresh(t, src, "a", dim)
+	type damage struct {
+		name string
+		file []byte
+		rows int // rows the load reads
+	}
+	var cases []damage
+	after := 0 // facts the blocks from k on add
+	for _, b := range blocks {
+		after += int(b.added)
+	}
+	for k, b := range blocks {
+		cut := func(name string, at uint64) {
+			cases = append(cases, damage{fmt.Sprintf("Block%d/Truncated%s@%d", k, name, at), slices.Clone(good[:at]), after})
+		}
+		flip := func(name string, at uint64) {
+			f := slices.Clone(good)
+			f[at] ^= 0x20
+			cases = append(cases, damage{fmt.Sprintf("Block%d/Flipped%s@%d", k, name, at), f, after})
+		}
+		cut("Start", b.start)
+		cut("Magic", b.start+3)
+		cut("Header", b.start+uint64(blockFixed)/2)
+		flip("Magic", b.start+3)
+		flip("Header", b.start+uint64(blockFixed)/2)
+		flip("HeaderChecksum", b.sec[blkRecord].off-1-(b.sec[blkRecord].off-(b.start+uint64(blockFixed+len(b.lastID)+4))))
+		for i, s := range b.sec {
+			if s.len == 0 {
+				continue
+			}
+			name := []string{"Record", "Float", "Graph"}[i]
+			for _, at := range []uint64{s.off, s.off + s.len/2, s.off + s.len - 1} {
+				cut(name, at)
+				if i != blkFloat {
+					flip(name, at)
+				}
+			}
+		}
+		cut("EndMark", b.end-1)
+		flip("EndMark", b.end-1)
+		after -= int(b.added)
+	}
+	last := blocks[len(blocks)-1]
+	f := slices.Clone(good)
+	f[last.sec[blkFloat].off+5] ^= 0x40
+	cases = append(cases, damage{"FlippedVector", f, 0})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(path, c.file, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cs := &countingSource{Source: src}
+			m := persistMirror(cs, dir, false)
+			got := answers(t, m, "a", dim)
+			m.Close()
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("answers with a damaged block differ from the rows':\n got %v\nwant %v", got, want)
+			}
+			if cs.rows != c.rows {
+				t.Errorf("read %d rows, want the %d the damaged block and those after it add", cs.rows, c.rows)
+			}
+		})
+	}
+}
