@@ -74,8 +74,9 @@ const (
 
 // appendShare is the share of a file's whole length its appended blocks
 // may reach before the next write is whole again (a load adds their facts
-// one at a time, as from the rows).
-const appendShare = 0.5
+// one at a time, as from the rows, and a block's graph leaves the one
+// before it dead weight). A variable for tests.
+var appendShare = 0.5
 
 // blockHeader is what an appended block says of itself.
 type blockHeader struct {

@@ -1,11 +1,13 @@
 package mirror
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mnemo-ai/mnemo/memory"
@@ -38,6 +40,18 @@ func fileView(path string) (fileHeader, []blockHeader, error) {
 		out = append(out, b.h)
 	}
 	return h, out, nil
+}
+
+// docRows counts the rows countingSnapshot's Documents hands a document
+// mirror's load.
+var docRows atomic.Int64
+
+// Documents implements Snapshot, counting the rows.
+func (s countingSnapshot) Documents(ctx context.Context, after int64, fn func(pk int64, id, document, body string)) error {
+	return s.Snapshot.Documents(ctx, after, func(pk int64, id, document, body string) {
+		docRows.Add(1)
+		fn(pk, id, document, body)
+	})
 }
 
 // saveNow writes the bank's index file as a background write would, at
@@ -99,10 +113,11 @@ func appendedBank(t *testing.T, dir string, floats bool, rounds, dim int) (*fake
 		want := fresh(t, src, "a", dim)
 		cs := &countingSource{Source: src}
 		m := persistMirror(cs, dir, floats)
+		docRows.Store(0)
 		got := answers(t, m, "a", dim)
 		m.Close()
-		if cs.rows != 0 {
-			t.Errorf("round %d: a load from the file with its blocks read %d rows, want 0", r, cs.rows)
+		if cs.rows != 0 || docRows.Load() != 0 {
+			t.Errorf("round %d: a load from the file with its blocks read %d rows and %d for the documents, want 0", r, cs.rows, docRows.Load())
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("round %d: answers from the file with its blocks differ from the rows':\n got %v\nwant %v", r, got, want)
@@ -224,5 +239,93 @@ func TestIndexFile_AppendedTorn(t *testing.T) {
 				t.Errorf("read %d rows, want the %d the damaged block and those after it add", cs.rows, c.rows)
 			}
 		})
+	}
+}
+
+// TestIndexFile_AppendedGraph checks that a block appended once the
+// graph has linked saveAfter slots the file lacks carries the graph, which
+// the next load searches at once without linking a node, answering as a
+// graph built from the rows; and that a block without a graph (fewer
+// slots linked since) leaves the file's last graph, its slots after it
+// linked by the load.
+func TestIndexFile_AppendedGraph(t *testing.T) {
+	defer func(s float64) { appendShare = s }(appendShare)
+	appendShare = 4 // a small bank's graph is most of a block
+	const dim = 24
+	ctx := context.Background()
+	src := newFakeSource()
+	src.write("a", graphRows(12, 0, 2000, dim)...)
+	dir := t.TempDir()
+	path := indexPath(dir, "a")
+	m := graphMirror(src, dir)
+	graphAnswers(t, m, "a", dim)
+	m.Close()
+	base, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := graphMirror(src, dir)
+	defer w.Close()
+	graphAnswers(t, w, "a", dim)
+	for r, add := range []int{600, 40} {
+		from := 2000 + 600*r
+		src.add("a", graphRows(13+uint64(r), from, add, dim)...)
+		graphAnswers(t, w, "a", dim) // takes the rows and links them
+		saveNow(w, "a")
+		b, err := os.ReadFile(path)
+		if err != nil || !slices.Equal(b[:len(base)], base) {
+			t.Fatalf("round %d: the file was rewritten (%v)", r, err)
+		}
+		_, blocks, err := fileView(path)
+		if err != nil || len(blocks) != r+1 {
+			t.Fatalf("round %d: %d blocks (%v), want %d", r, len(blocks), err, r+1)
+		}
+		if hasGraph := blocks[r].sec[blkGraph].len > 0; hasGraph != (add >= saveAfter(0)) {
+			t.Fatalf("round %d: block of %d facts with a graph %v", r, add, hasGraph)
+		}
+		rows := graphMirror(src, "")
+		want := graphAnswers(t, rows, "a", dim)
+		rows.Close()
+		n := countLinked(t)
+		cs := &countingSource{Source: src}
+		m := graphMirror(cs, dir)
+		st, err := m.Stats(ctx, "a")
+		if err != nil || st.Linked != 2600 {
+			t.Errorf("round %d: graph covers %d slots at the first search (%v), want the last graph's 2600", r, st.Linked, err)
+		}
+		got := graphAnswers(t, m, "a", dim)
+		m.Close()
+		if cs.rows != 0 || n.Load() != int64(from+add-2600) {
+			t.Errorf("round %d: the load read %d rows and linked %d nodes, want none and %d", r, cs.rows, n.Load(), from+add-2600)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: answers of the appended graph differ from a graph built from the rows:\n got %v\nwant %v", r, got, want)
+		}
+	}
+}
+
+// TestIndexFile_AppendedForgot checks that after Mirror.Forgot the next
+// write of a bank whose file had blocks is a whole file, not a block
+// after bytes that held forgotten facts.
+func TestIndexFile_AppendedForgot(t *testing.T) {
+	const dim = 16
+	dir := t.TempDir()
+	src, _ := appendedBank(t, dir, false, 2, dim)
+	path := indexPath(dir, "a")
+	w := persistMirror(src, dir, false)
+	defer w.Close()
+	answers(t, w, "a", dim)
+	src.add("a", persistRows(90, 800, 10, dim)...)
+	answers(t, w, "a", dim)
+	w.Forgot("a")
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("index file after Forgot: %v, want none", err)
+	}
+	src.add("a", persistRows(91, 810, 10, dim)...)
+	answers(t, w, "a", dim)
+	saveNow(w, "a")
+	h, blocks, err := fileView(path)
+	if err != nil || len(blocks) != 0 || h.version != src.banks["a"].version {
+		t.Fatalf("after Forgot: %d blocks (%v), version %d; want a whole file at %d", len(blocks), err, h.version, src.banks["a"].version)
 	}
 }
