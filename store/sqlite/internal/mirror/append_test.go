@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mnemo-ai/mnemo/memory"
 )
@@ -131,7 +132,7 @@ func appendedBank(t *testing.T, dir string, floats bool, rounds, dim int) (*fake
 // rewrite it, and that a load reads the file and its blocks without a
 // row and answers exactly as a load from the rows (vectors in memory or
 // read from the file); and that a status log too long, or a deletion,
-// makes the next write whole.
+// makes the next write whole, as do more facts added than maxAppended.
 func TestIndexFile_Appended(t *testing.T) {
 	for _, floats := range []bool{false, true} {
 		t.Run(fmt.Sprint("FloatVectors=", floats), func(t *testing.T) {
@@ -156,6 +157,20 @@ func TestIndexFile_Appended(t *testing.T) {
 			m.Close()
 			if cs.rows != 0 || !reflect.DeepEqual(got, want) {
 				t.Fatalf("after a deletion: read %d rows, answers equal the rows' %v", cs.rows, reflect.DeepEqual(got, want))
+			}
+
+			// More facts than blocks may add: whole again, however small
+			// the blocks would be beside the file.
+			defer func(s float64) { appendShare = s }(appendShare)
+			appendShare = 1e9
+			w = persistMirror(src, dir, floats)
+			answers(t, w, "a", dim)
+			src.add("a", persistRows(78, 1000, maxAppended(440)+1, dim)...)
+			answers(t, w, "a", dim)
+			saveNow(w, "a")
+			w.Close()
+			if _, blocks, err := fileView(indexPath(dir, "a")); err != nil || len(blocks) != 0 {
+				t.Fatalf("after %d facts added: %d blocks (%v), want a whole file", maxAppended(440)+1, len(blocks), err)
 			}
 		})
 	}
@@ -327,5 +342,109 @@ func TestIndexFile_AppendedForgot(t *testing.T) {
 	h, blocks, err := fileView(path)
 	if err != nil || len(blocks) != 0 || h.version != src.banks["a"].version {
 		t.Fatalf("after Forgot: %d blocks (%v), version %d; want a whole file at %d", len(blocks), err, h.version, src.banks["a"].version)
+	}
+}
+
+// BenchmarkIndexFileAppend times the write of a bank's index file after
+// facts were added to a bank of 100k facts of 384 dimensions (no graph:
+// below the benchmark's threshold): a block appended (Append) against
+// the whole file written again (Whole), each reporting the bytes it
+// wrote; and the load, as a first search does, of the file with that
+// block (LoadAppended) against the whole file (LoadWhole).
+//
+//	go test ./store/sqlite/internal/mirror -run X -bench IndexFileAppend -benchtime 3x
+func BenchmarkIndexFileAppend(b *testing.B) {
+	defer func(d time.Duration) { saveDelay = d }(saveDelay)
+	saveDelay = time.Hour // no background write: only the timed ones
+	const n, dim = 100_000, 384
+	ctx := context.Background()
+	for _, added := range []int{1_000, 31_000} {
+		src := newFakeSource()
+		src.write("a", persistRows(8, 0, n, dim)...)
+		dir := b.TempDir()
+		path := indexPath(dir, "a")
+		m := persistMirror(src, dir, false)
+		if _, err := m.PKs(ctx, "a", nil); err != nil {
+			b.Fatal(err)
+		}
+		saveNow(m, "a")
+		base, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src.add("a", persistRows(9, n, added, dim)...)
+		if _, err := m.PKs(ctx, "a", nil); err != nil { // takes the rows
+			b.Fatal(err)
+		}
+		x := m.facts["a"]
+		x.mu.Lock()
+		file, fileVersion, since, lastPK, lastID := x.file, x.fileVersion, x.sinceFile, x.fileLastPK, x.fileLastID
+		x.mu.Unlock()
+		// restore puts the whole file back as it was before the rows were
+		// added, and the index's knowledge of it.
+		restore := func(b *testing.B) {
+			if err := os.WriteFile(path, base, 0o600); err != nil {
+				b.Fatal(err)
+			}
+			info, err := os.Stat(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x.mu.Lock()
+			x.file, x.fileVersion, x.sinceFile, x.fileLastPK, x.fileLastID = file, fileVersion, since, lastPK, lastID
+			x.file.info = info
+			x.mu.Unlock()
+		}
+		load := func(b *testing.B) {
+			for b.Loop() {
+				m := persistMirror(src, dir, false)
+				if _, err := m.SearchDocuments(ctx, "a", []string{"lake"}, 5); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				m.mu.Lock()
+				m.closed = true // no write on Close: only the load is timed
+				m.mu.Unlock()
+				m.Close()
+				b.StartTimer()
+			}
+		}
+		b.Run(fmt.Sprintf("Added=%d/Append", added), func(b *testing.B) {
+			var wrote int64
+			for b.Loop() {
+				b.StopTimer()
+				restore(b)
+				before := appended.Load()
+				b.StartTimer()
+				saveNow(m, "a")
+				wrote += appended.Load() - before
+			}
+			if _, blocks, err := fileView(path); err != nil || len(blocks) != 1 {
+				b.Fatalf("%d blocks (%v), want 1", len(blocks), err)
+			}
+			b.ReportMetric(float64(wrote)/float64(b.N)/1e6, "MB/write")
+		})
+		b.Run(fmt.Sprintf("Added=%d/LoadAppended", added), load)
+		b.Run(fmt.Sprintf("Added=%d/Whole", added), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				restore(b)
+				x.mu.Lock()
+				x.file.info = nil // written whole
+				x.mu.Unlock()
+				b.StartTimer()
+				saveNow(m, "a")
+			}
+			st, err := os.Stat(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, blocks, err := fileView(path); err != nil || len(blocks) != 0 {
+				b.Fatalf("%d blocks (%v), want a whole file", len(blocks), err)
+			}
+			b.ReportMetric(float64(st.Size())/1e6, "MB/write")
+		})
+		b.Run(fmt.Sprintf("Added=%d/LoadWhole", added), load)
+		m.Close()
 	}
 }

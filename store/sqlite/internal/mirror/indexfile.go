@@ -288,7 +288,7 @@ func (m *Mirror) saveAppend(bank string, x *bankIndex, d *docIndex) bool {
 	}
 	fs := &x.file
 	fs.end, fs.crc, fs.blocks = p.h.end, p.h.crc, fs.blocks+1
-	fs.slots, fs.n = p.from+int(p.h.added), fs.n+int(p.h.added)
+	fs.slots, fs.n, fs.added = p.from+int(p.h.added), fs.n+int(p.h.added), fs.added+int(p.h.added)
 	x.fileLastPK, x.fileLastID = p.h.lastPK, p.h.lastID
 	x.fileVersion, x.sinceFile = version, x.sinceFile-since
 	if p.graph != nil {

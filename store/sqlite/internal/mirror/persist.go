@@ -479,6 +479,9 @@ func (l *loaded) blocks(mem []byte, f *os.File, end, version int64) error {
 	}
 	if n := len(blocks); n > 0 {
 		l.file.end, l.file.crc, l.file.blocks = last, blocks[n-1].h.crc, uint32(n)
+		for _, b := range blocks {
+			l.file.added += int(b.h.added)
+		}
 	}
 	if graph == nil && l.h.sec[secGraph].len > 0 {
 		s := l.h.sec[secGraph]
