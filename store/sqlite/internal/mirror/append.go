@@ -210,15 +210,15 @@ type statusRow struct {
 	expiredAt int64
 }
 
-// decodeBlock decodes the record of h from mem for an index of dim
-// dimensions (0: none yet).
+// decodeBlock decodes the record of h from mem, the dimension of its
+// vectors that of the blocks before it (dim; 0: none yet).
 func decodeBlock(mem []byte, h blockHeader, dim int) (*block, error) {
 	s := h.sec[blkRecord]
 	d := &decoder{b: mem[s.off : s.off+s.len]}
 	b := &block{h: h}
 	bd := int(h.dim)
 	if dim > 0 && bd != dim || bd > 1<<16 {
-		return nil, fmt.Errorf("block of dimension %d in an index of %d", bd, dim)
+		return nil, fmt.Errorf("block of dimension %d after blocks of %d", bd, dim)
 	}
 	n := int(h.added)
 	if n > len(d.b)/metaSize {
@@ -300,9 +300,11 @@ func decodeBlock(mem []byte, h blockHeader, dim int) (*block, error) {
 // readBlocks walks the blocks appended after the whole file, which ends
 // at end and whose header's CRC-32C is crc, in mem; it returns those that
 // are whole, decoded, up to the first that is not or that is newer than
-// version, and where the last taken ends (end when none).
-func readBlocks(mem []byte, end uint64, crc uint32, version int64, dim int) ([]*block, uint64) {
+// version, and where the last taken ends (end when none). Their
+// dimension is checked against the file's as they are applied.
+func readBlocks(mem []byte, end uint64, crc uint32, version int64) ([]*block, uint64) {
 	var out []*block
+	dim := 0
 	for seq := uint32(1); alignUp(end) < uint64(len(mem)); seq++ {
 		h, err := readBlock(mem, alignUp(end), seq, crc)
 		if err != nil || h.version > version {
@@ -343,6 +345,9 @@ func (l *loaded) applyBlocks(blocks []*block, f *os.File) ([]byte, error) {
 			x.setState(i)
 		}
 		bd := int(b.h.dim)
+		if x.dim > 0 && bd != x.dim {
+			return nil, fmt.Errorf("block %d of dimension %d in an index of %d", b.h.seq, bd, x.dim)
+		}
 		based := bd > 0 && x.exact != nil && x.exact.base == f && f != nil
 		if based {
 			x.exact.addBase(int64(b.h.sec[blkFloat].off), b.sums)

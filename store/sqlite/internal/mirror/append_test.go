@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func fileView(path string) (fileHeader, []blockHeader, error) {
 	if err != nil {
 		return h, nil, err
 	}
-	blocks, _ := readBlocks(mem, uint64(end), h.crc, math.MaxInt64, 0)
+	blocks, _ := readBlocks(mem, uint64(end), h.crc, math.MaxInt64)
 	var out []blockHeader
 	for _, b := range blocks {
 		out = append(out, b.h)
@@ -346,19 +347,25 @@ func TestIndexFile_AppendedForgot(t *testing.T) {
 }
 
 // BenchmarkIndexFileAppend times the write of a bank's index file after
-// facts were added to a bank of 100k facts of 384 dimensions (no graph:
-// below the benchmark's threshold): a block appended (Append) against
-// the whole file written again (Whole), each reporting the bytes it
-// wrote; and the load, as a first search does, of the file with that
-// block (LoadAppended) against the whole file (LoadWhole).
+// facts were added to a bank of 100k facts of 384 dimensions
+// (MNEMO_BENCH_FACTS sets another size; no graph: the benchmark's
+// threshold is 0) — 1,000 facts, saveAfter (the write the mirror makes)
+// and maxAppended (the most blocks may add) —: a block appended (Append)
+// against the whole file written again (Whole), each reporting the
+// bytes it wrote; and the load, as a first search does, of the file
+// with that block (LoadAppended) against the whole file (LoadWhole).
 //
 //	go test ./store/sqlite/internal/mirror -run X -bench IndexFileAppend -benchtime 3x
 func BenchmarkIndexFileAppend(b *testing.B) {
 	defer func(d time.Duration) { saveDelay = d }(saveDelay)
 	saveDelay = time.Hour // no background write: only the timed ones
-	const n, dim = 100_000, 384
+	const dim = 384
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_FACTS")); err == nil && v > 0 {
+		n = v
+	}
 	ctx := context.Background()
-	for _, added := range []int{1_000, 31_000} {
+	for _, added := range []int{1_000, saveAfter(n), maxAppended(n)} {
 		src := newFakeSource()
 		src.write("a", persistRows(8, 0, n, dim)...)
 		dir := b.TempDir()

@@ -314,6 +314,11 @@ type loaded struct {
 	d *docIndex   // nil: the file holds no document mirror
 	// file is what the load found of the file, to append to it.
 	file fileState
+	// pending are the whole blocks appended after it, last where they
+	// end, extra the facts they add.
+	pending []*block
+	last    uint64
+	extra   int
 }
 
 // readIndexFile reads the bank's index file at path as an index with
@@ -395,6 +400,12 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 			}
 		}
 	})
+	// The blocks appended after the whole file, read (and their records
+	// checked) first, so the arrays are made with room for their facts.
+	l.pending, l.last = readBlocks(mem, uint64(end), h.crc, version)
+	for _, b := range l.pending {
+		l.extra += int(b.h.added)
+	}
 	err = l.decode(sec, proto)
 	sums.Wait()
 	if bad != nil {
@@ -472,7 +483,7 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 // whole but does not apply is an error: the file is not to be used.
 func (l *loaded) blocks(mem []byte, f *os.File, end, version int64) error {
 	l.file = fileState{info: l.file.info, end: uint64(end), base: uint64(end), crc: l.h.crc}
-	blocks, last := readBlocks(mem, uint64(end), l.h.crc, version, l.x.dim)
+	blocks, last := l.pending, l.last
 	graph, err := l.applyBlocks(blocks, f)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errBadFile, err)
@@ -624,8 +635,10 @@ func (l *loaded) decodeFacts(d *decoder, strs string, sec func(int) []byte, prot
 	if dim > 1<<16 {
 		return fmt.Errorf("dimension %d", dim)
 	}
-	x.meta = make([]indexEntry, n)
-	x.state, x.length = make([]uint8, n), make([]int32, n)
+	// Room for the facts the appended blocks add (l.extra): they are
+	// added after these without copying them.
+	x.meta = make([]indexEntry, n, n+l.extra)
+	x.state, x.length = make([]uint8, n, n+l.extra), make([]int32, n, n+l.extra)
 	for i := range x.meta {
 		e := &x.meta[i]
 		e.pk = d.i64()
