@@ -268,6 +268,8 @@ func TestIndexFile_AppendedTorn(t *testing.T) {
 func TestIndexFile_AppendedGraph(t *testing.T) {
 	defer func(s float64) { appendShare = s }(appendShare)
 	appendShare = 4 // a small bank's graph is most of a block
+	defer func(d time.Duration) { saveDelay = d }(saveDelay)
+	saveDelay = time.Hour // only the test's writes: none in the background
 	const dim = 24
 	ctx := context.Background()
 	src := newFakeSource()
