@@ -268,6 +268,8 @@ func TestIndexFile_AppendedTorn(t *testing.T) {
 func TestIndexFile_AppendedGraph(t *testing.T) {
 	defer func(s float64) { appendShare = s }(appendShare)
 	appendShare = 4 // a small bank's graph is most of a block
+	defer func(s int) { appendedSaves = s }(appendedSaves)
+	appendedSaves = 2 // two blocks of more than saveAfter facts together
 	defer func(d time.Duration) { saveDelay = d }(saveDelay)
 	saveDelay = time.Hour // only the test's writes: none in the background
 	const dim = 24
@@ -352,8 +354,9 @@ func TestIndexFile_AppendedForgot(t *testing.T) {
 // BenchmarkIndexFileAppend times the write of a bank's index file after
 // facts were added to a bank of 100k facts of 384 dimensions
 // (MNEMO_BENCH_FACTS sets another size; no graph: the benchmark's
-// threshold is 0) — 1,000 facts, saveAfter (the write the mirror makes)
-// and maxAppended (the most blocks may add) —: a block appended (Append)
+// threshold is 0) — 1,000 facts, saveAfter (the write the mirror makes,
+// and the most blocks may add: maxAppended) and 4·saveAfter (blocks
+// allowed that many here) —: a block appended (Append)
 // against the whole file written again (Whole), each reporting the
 // bytes it wrote; and the load, as a first search does, of the file
 // with that block (LoadAppended) against the whole file (LoadWhole).
@@ -368,7 +371,9 @@ func BenchmarkIndexFileAppend(b *testing.B) {
 		n = v
 	}
 	ctx := context.Background()
-	for _, added := range []int{1_000, saveAfter(n), maxAppended(n)} {
+	defer func(s int) { appendedSaves = s }(appendedSaves)
+	appendedSaves = 4
+	for _, added := range []int{1_000, saveAfter(n), 4 * saveAfter(n)} {
 		src := newFakeSource()
 		src.write("a", persistRows(8, 0, n, dim)...)
 		dir := b.TempDir()
