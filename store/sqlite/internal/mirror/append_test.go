@@ -268,7 +268,7 @@ func TestIndexFile_AppendedTorn(t *testing.T) {
 func TestIndexFile_AppendedGraph(t *testing.T) {
 	defer func(s float64) { appendShare = s }(appendShare)
 	appendShare = 4 // a small bank's graph is most of a block
-	defer func(s int) { appendedSaves = s }(appendedSaves)
+	defer func(s float64) { appendedSaves = s }(appendedSaves)
 	appendedSaves = 2 // two blocks of more than saveAfter facts together
 	defer func(d time.Duration) { saveDelay = d }(saveDelay)
 	saveDelay = time.Hour // only the test's writes: none in the background
@@ -371,7 +371,7 @@ func BenchmarkIndexFileAppend(b *testing.B) {
 		n = v
 	}
 	ctx := context.Background()
-	defer func(s int) { appendedSaves = s }(appendedSaves)
+	defer func(s float64) { appendedSaves = s }(appendedSaves)
 	appendedSaves = 4
 	for _, added := range []int{1_000, saveAfter(n), 4 * saveAfter(n)} {
 		src := newFakeSource()
