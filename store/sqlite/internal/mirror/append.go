@@ -192,6 +192,11 @@ func readBlock(mem []byte, start uint64, seq, prev uint32) (blockHeader, error) 
 	return h, nil
 }
 
+// blockEntryMin is the least bytes a fact's entry takes in a block's
+// record: its row, four string lengths, three times, its length, flags,
+// and the counts of its tags and words.
+const blockEntryMin = 8 + 4*4 + 8*3 + 4 + 1 + 4 + 4
+
 // block is an appended block read and decoded, ready to apply.
 type block struct {
 	h       blockHeader
@@ -221,7 +226,7 @@ func decodeBlock(mem []byte, h blockHeader, dim int) (*block, error) {
 		return nil, fmt.Errorf("block of dimension %d after blocks of %d", bd, dim)
 	}
 	n := int(h.added)
-	if n > len(d.b)/metaSize {
+	if n > len(d.b)/blockEntryMin {
 		return nil, fmt.Errorf("block of %d facts in %d bytes", n, len(d.b))
 	}
 	str := func() string { return string(d.bytes(int(d.u32()))) }

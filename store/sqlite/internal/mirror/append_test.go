@@ -240,6 +240,19 @@ func TestIndexFile_AppendedTorn(t *testing.T) {
 	f := slices.Clone(good)
 	f[last.sec[blkFloat].off+5] ^= 0x40
 	cases = append(cases, damage{"FlippedVector", f, 0})
+	// The same blocks after another whole file of the bank (its header
+	// changed, its checksum made again): they chain to another header.
+	h, _, err := fileView(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.version--
+	other := append(appendHeader(nil, &h), good[h.headerLen:]...)
+	all := 0
+	for _, b := range blocks {
+		all += int(b.added)
+	}
+	cases = append(cases, damage{"BlocksOfAnotherHeader", other, all})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if err := os.WriteFile(path, c.file, 0o600); err != nil {
