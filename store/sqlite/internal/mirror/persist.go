@@ -488,6 +488,14 @@ func (l *loaded) blocks(mem []byte, f *os.File, end, version int64) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errBadFile, err)
 	}
+	for _, b := range blocks {
+		// Decoded or copied (the float32 vectors, when read here): their
+		// pages leave the resident memory, as the index section's do.
+		for _, i := range []int{blkRecord, blkFloat} {
+			s := b.h.sec[i]
+			releaseMapped(mem[s.off : s.off+s.len])
+		}
+	}
 	if n := len(blocks); n > 0 {
 		l.file.end, l.file.crc, l.file.blocks = last, blocks[n-1].h.crc, uint32(n)
 		for _, b := range blocks {
