@@ -84,6 +84,17 @@ type bankIndex struct {
 	// fileGraph is the graph's nodes the index file holds (0: none).
 	fileGraph int
 	saving    bool
+	// file is what the index knows of its index file, to append to it
+	// (append.go); fileLastPK and fileLastID are the file's last fact.
+	file       fileState
+	fileLastPK int64
+	fileLastID string
+	// dirty counts the changes an appended block cannot carry (a fact
+	// removed, the slots compacted): a file made before one is written
+	// whole next. statusLog lists the rows whose status changed, for the
+	// next block.
+	dirty     uint64
+	statusLog []int64
 	// forgets counts the forgets of the bank's facts (Mirror.Forgot): a
 	// file encoded before one must not be written.
 	forgets int
@@ -147,6 +158,10 @@ type newEntry struct {
 	// doc is a loaded row's document id, for the document mirror that
 	// shares the load (docIndex.addCounted).
 	doc string
+	// based: the vector is already in the index's exactVectors base (a
+	// block appended to the index file: append.go), q holds it
+	// quantized.
+	based bool
 	// fact is a written fact whose words are still to count
 	// (Change.Add, countFact); nil once counted, and for a loaded row.
 	fact *memory.Fact
@@ -164,6 +179,9 @@ func (e *newEntry) countFact() {
 func (e *newEntry) dim() int {
 	if e.blob != nil {
 		return len(e.blob) / 4
+	}
+	if e.based && e.hasVec {
+		return len(e.q)
 	}
 	return len(e.vec)
 }
@@ -318,6 +336,10 @@ func (x *bankIndex) add(e *newEntry) {
 	e.hasVec = dim > 0 && dim == x.dim // a mismatch was refused at write time
 	switch {
 	case x.dim == 0:
+	case e.based && !e.hasVec:
+		x.vecs.Append(nil)
+	case e.based:
+		x.vecs.AppendQuantized(e.q, e.scale)
 	case !e.hasVec:
 		x.vecs.Append(nil)
 		x.exact.append(nil)
@@ -358,6 +380,7 @@ func (x *bankIndex) remove(pk int64) {
 		return
 	}
 	x.forgetSlot(i)
+	x.dirty++
 	e := &x.meta[i]
 	for _, t := range x.terms[e.termOff : e.termOff+e.termN] {
 		x.df[t]--
@@ -375,6 +398,7 @@ func (x *bankIndex) compact() {
 	if dead < 64 || dead*4 < len(x.meta) {
 		return
 	}
+	x.dirty++
 	old, oldVecs, oldExact, oldANN := x.meta, x.vecs, x.exact, x.ann
 	oldSlot := make([]int32, len(old)) // old slot → new slot, -1 if dead
 	x.meta, x.state, x.length = make([]indexEntry, 0, x.live), make([]uint8, 0, x.live), make([]int32, 0, x.live)
@@ -450,6 +474,7 @@ func (x *bankIndex) apply(c *Change) {
 		if i, ok := x.slotOfPK(pk); ok {
 			x.meta[i].status, x.meta[i].expiredAt = st.status, st.expiredAt
 			x.setState(i)
+			x.logStatus(pk)
 		}
 	}
 	x.compact()
@@ -533,6 +558,8 @@ func (x *bankIndex) clear() {
 	x.live, x.inactive, x.open = 0, 0, 0
 	x.vecs, x.exact = nil, nil
 	x.fileVersion, x.sinceFile, x.fileGraph = -1, 0, 0
+	x.file, x.statusLog = fileState{}, nil
+	x.dirty++
 	x.dropMapping(a)
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,6 +60,9 @@ func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap S
 	}
 	x.adopt(l.x)
 	x.fileVersion, x.sinceFile = l.h.version, 0
+	x.file = l.file
+	x.file.slots, x.file.n, x.file.dirty = len(x.meta), len(x.meta), x.dirty
+	x.fileLastPK, x.fileLastID, x.statusLog = l.h.lastPK, l.h.lastID, nil
 	if l.g != nil {
 		// Searched at once; maybeBuild starts linking the slots after it.
 		x.ann = newANN(l.g, x.vecs, l.g.Len())
@@ -172,6 +177,9 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 		}
 		d.mu.Unlock()
 	}
+	if m.saveAppend(bank, x, d) {
+		return
+	}
 	x.mu.RLock()
 	if x.closed || x.version < 0 {
 		x.mu.RUnlock()
@@ -187,7 +195,7 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 		}
 	}
 	s := encode(bank, x, docs, x.fp)
-	forgets := x.forgets
+	forgets, dirty, logN, slots := x.forgets, x.dirty, len(x.statusLog), len(x.meta)
 	if docs != nil {
 		docs.mu.RUnlock()
 	}
@@ -209,7 +217,13 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 	// rebuilt; a sync would only keep the cache across a power cut, at
 	// 15-50 ms a write on a shared disk.
 	name := f.Name()
-	if err := f.Close(); err != nil {
+	info, err := f.Stat()
+	if err == nil {
+		err = f.Close()
+	} else {
+		f.Close()
+	}
+	if err != nil {
 		os.Remove(name)
 		return
 	}
@@ -226,9 +240,77 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 		return
 	}
 	x.fileVersion, x.sinceFile, x.fileGraph = version, x.sinceFile-since, graphN
+	x.file = fileState{info: info, end: uint64(info.Size()), base: uint64(info.Size()), crc: s.h.crc,
+		slots: slots, n: len(s.slots), dirty: dirty}
+	x.fileLastPK, x.fileLastID = s.h.lastPK, s.h.lastID
+	x.dropLog(logN)
 	if x.exact != nil {
 		x.exact.bad.Store(false) // the file just written is whole
 	}
+}
+
+// saveAppend appends a block to x's index file when it can (canAppend)
+// and reports whether the write is done; false: the file is to be
+// written whole (nothing appended, or a block left torn, which loads
+// ignore).
+func (m *Mirror) saveAppend(bank string, x *bankIndex, d *docIndex) bool {
+	x.mu.RLock()
+	if x.closed || x.version < 0 || !x.canAppend() {
+		x.mu.RUnlock()
+		return false
+	}
+	var docs *docIndex
+	if d != nil {
+		d.mu.RLock()
+		if d.version == x.version {
+			docs = d
+		} else {
+			d.mu.RUnlock()
+		}
+	}
+	p := planAppend(x, docs)
+	if docs != nil {
+		docs.mu.RUnlock()
+	}
+	forgets, version, since := x.forgets, x.version, x.sinceFile
+	// Under the read lock: a Forgot waits for the block to be written,
+	// then removes the file.
+	wrote, err := p.write(indexPath(x.indexDir, bank), x, m.abandon.Load)
+	x.mu.RUnlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err != nil {
+		x.file.info = nil // written whole next (the caller's write, or a later one)
+		return m.abandon.Load() || x.closed
+	}
+	if x.closed || x.forgets != forgets {
+		return true // the file was removed: the next write is whole
+	}
+	fs := &x.file
+	fs.end, fs.crc, fs.blocks = p.h.end, p.h.crc, fs.blocks+1
+	fs.slots, fs.n, fs.added = p.from+int(p.h.added), fs.n+int(p.h.added), fs.added+int(p.h.added)
+	x.fileLastPK, x.fileLastID = p.h.lastPK, p.h.lastID
+	x.fileVersion, x.sinceFile = version, x.sinceFile-since
+	if p.graph != nil {
+		x.fileGraph = p.graphN
+	}
+	x.dropLog(p.logN)
+	appended.Add(wrote)
+	return true
+}
+
+// appended counts the bytes appended to index files (tests and
+// benchmarks read it).
+var appended atomic.Int64
+
+// dropLog drops the first n entries of x's status log: a file now holds
+// them. The caller holds x.mu.
+func (x *bankIndex) dropLog(n int) {
+	if n > len(x.statusLog) {
+		x.statusLog = nil // the log was dropped meanwhile (and dirty moved)
+		return
+	}
+	x.statusLog = slices.Clone(x.statusLog[n:])
 }
 
 // adopt takes y's contents, a document mirror read from the bank's index

@@ -208,6 +208,7 @@ func (x *bankIndex) syncStatuses(ctx context.Context, snap Snapshot) error {
 		if e := &x.meta[i]; e.status != status || e.expiredAt != expiredAt {
 			e.status, e.expiredAt = internStatus(status), expiredAt
 			x.setState(i)
+			x.logStatus(e.pk)
 			x.sinceFile++
 		}
 	}

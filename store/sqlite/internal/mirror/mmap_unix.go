@@ -49,3 +49,10 @@ func releaseMapped(b []byte) {
 	}
 	_ = unix.Madvise(b[lo:hi], unix.MADV_DONTNEED)
 }
+
+// lockFile takes an exclusive lock of f, an index file a block is
+// appended to, or fails at once if another process holds one: two
+// appends never interleave.
+func lockFile(f *os.File) error {
+	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+}

@@ -184,8 +184,10 @@ type fileHeader struct {
 	// idSeed seeds the hashes of the slot table by id (idHash).
 	idSeed uint64
 	sec    [numSections]section
-	// headerLen is the header's length, its CRC-32C included.
+	// headerLen is the header's length, its CRC-32C included; crc
+	// that CRC-32C (appended blocks chain to it).
 	headerLen int64
+	crc       uint32
 }
 
 // errBadFile is the error of a file that is not a whole index file of
@@ -218,23 +220,25 @@ func (h *fileHeader) layout() int64 {
 }
 
 // checkLayout reports whether the sections lie where layout would place
-// them in a file of size bytes: a file torn, or a length changed, fails.
-func (h *fileHeader) checkLayout(size int64) error {
+// them in a file of size bytes, and returns where the whole file ends
+// (its end mark; blocks may be appended after it): a file torn, or a
+// length changed, fails.
+func (h *fileHeader) checkLayout(size int64) (int64, error) {
 	at := alignUp(uint64(h.headerLen))
 	for i, s := range h.sec {
 		at = alignUp(at)
 		if s.off != at || s.len > uint64(size) {
-			return fmt.Errorf("%s section at %d (%d bytes), want %d", sectionNames[i], s.off, s.len, at)
+			return 0, fmt.Errorf("%s section at %d (%d bytes), want %d", sectionNames[i], s.off, s.len, at)
 		}
 		if lazySection(i) && s.crc != 0 {
-			return fmt.Errorf("a checksum of the whole %s section", sectionNames[i])
+			return 0, fmt.Errorf("a checksum of the whole %s section", sectionNames[i])
 		}
 		at += s.len
 	}
-	if int64(at)+int64(trailerLen) != size {
-		return fmt.Errorf("sections end at %d of %d bytes", at, size)
+	if end := int64(at) + int64(trailerLen); end <= size {
+		return end, nil
 	}
-	return nil
+	return 0, fmt.Errorf("sections end at %d of %d bytes", at, size)
 }
 
 // readHeader reads and checks the header at the start of f.
@@ -264,7 +268,8 @@ func readHeader(f *os.File) (fileHeader, error) {
 		return h, errBadFile
 	}
 	body := all[:len(all)-4]
-	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(all[len(all)-4:]) {
+	h.crc = binary.LittleEndian.Uint32(all[len(all)-4:])
+	if crc32.Checksum(body, castagnoli()) != h.crc {
 		return h, fmt.Errorf("%w: the header's checksum", errBadFile)
 	}
 	d = decoder{b: body, off: headerFixed}
@@ -307,6 +312,13 @@ type loaded struct {
 	x *bankIndex
 	g *hnsw.Graph // nil: the file holds no graph
 	d *docIndex   // nil: the file holds no document mirror
+	// file is what the load found of the file, to append to it.
+	file fileState
+	// pending are the whole blocks appended after it, last where they
+	// end, extra the facts they add.
+	pending []*block
+	last    uint64
+	extra   int
 }
 
 // readIndexFile reads the bank's index file at path as an index with
@@ -348,14 +360,15 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 	case h.version > version:
 		return nil, fmt.Errorf("%w (version %d > %d)", errAhead, h.version, version)
 	}
-	if err := h.checkLayout(st.Size()); err != nil {
+	end, err := h.checkLayout(st.Size())
+	if err != nil {
 		return nil, fmt.Errorf("%w: torn: %v", errBadFile, err)
 	}
 	mem, err := mapFile(f, st.Size())
 	if err != nil {
 		return nil, err
 	}
-	l := &loaded{h: h}
+	l := &loaded{h: h, file: fileState{info: st}}
 	defer func() {
 		if ok {
 			return
@@ -368,7 +381,7 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 		}
 		unmapFile(mem)
 	}()
-	if string(mem[len(mem)-trailerLen:]) != fileEnd {
+	if string(mem[end-int64(trailerLen):end]) != fileEnd {
 		return nil, fmt.Errorf("%w: no end mark", errBadFile)
 	}
 	sec := func(i int) []byte {
@@ -387,6 +400,12 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 			}
 		}
 	})
+	// The blocks appended after the whole file, read (and their records
+	// checked) first, so the arrays are made with room for their facts.
+	l.pending, l.last = readBlocks(mem, uint64(end), h.crc, version)
+	for _, b := range l.pending {
+		l.extra += int(b.h.added)
+	}
 	err = l.decode(sec, proto)
 	sums.Wait()
 	if bad != nil {
@@ -409,18 +428,15 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 				return nil, fmt.Errorf("%w: a %s section without vectors", errBadFile, sectionNames[i])
 			}
 		}
+		if err := l.blocks(mem, f, end, version); err != nil {
+			return nil, err
+		}
 		ok = true
 		f.Close() // no vectors to read from f
 		return l, nil
 	}
 	if x.vecs, err = hnsw.Int8VectorsIn(sec(secInt8), x.dim, n); err != nil {
 		return nil, fmt.Errorf("%w: %v", errBadFile, err)
-	}
-	if h.sec[secGraph].len > 0 {
-		// Searched where it is mapped.
-		if l.g, err = hnsw.ReadIn(sec(secGraph), x.vecs); err != nil {
-			return nil, fmt.Errorf("%w: %v", errBadFile, err)
-		}
 	}
 	if uint64(n)*uint64(x.dim)*4 != h.sec[secFloat].len || uint64(n)*4 != h.sec[secSums].len {
 		return nil, fmt.Errorf("%w: vectors of %d bytes and %d checksums for %d slots", errBadFile, h.sec[secFloat].len, h.sec[secSums].len/4, n)
@@ -445,13 +461,58 @@ func readIndexFile(path, bank string, created, version int64, fp uint64, proto *
 			}
 			x.exact.appendEncoded(v)
 		}
+		if err := l.blocks(mem, nil, end, version); err != nil {
+			return nil, err
+		}
 		ok = true
 		f.Close()
 		return l, nil
 	}
-	x.exact.base, x.exact.baseOff, x.exact.baseN, x.exact.baseSums = f, int64(h.sec[secFloat].off), n, vsums
+	x.exact.setBase(f, int64(h.sec[secFloat].off), n, vsums)
+	if err := l.blocks(mem, f, end, version); err != nil {
+		return nil, err
+	}
 	ok = true // f stays open: the vectors' base
 	return l, nil
+}
+
+// blocks adds to l the blocks appended after the whole file, which ends
+// at end in mem, that are whole and no newer than version (f: the file,
+// when the index reads its float32 vectors there), and reads the graph:
+// the last block's that has one, or the whole file's. A block that is
+// whole but does not apply is an error: the file is not to be used.
+func (l *loaded) blocks(mem []byte, f *os.File, end, version int64) error {
+	l.file = fileState{info: l.file.info, end: uint64(end), base: uint64(end), crc: l.h.crc}
+	blocks, last := l.pending, l.last
+	graph, err := l.applyBlocks(blocks, f)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errBadFile, err)
+	}
+	for _, b := range blocks {
+		// Decoded or copied (the float32 vectors, when read here): their
+		// pages leave the resident memory, as the index section's do.
+		for _, i := range []int{blkRecord, blkFloat} {
+			s := b.h.sec[i]
+			releaseMapped(mem[s.off : s.off+s.len])
+		}
+	}
+	if n := len(blocks); n > 0 {
+		l.file.end, l.file.crc, l.file.blocks = last, blocks[n-1].h.crc, uint32(n)
+		for _, b := range blocks {
+			l.file.added += int(b.h.added)
+		}
+	}
+	if graph == nil && l.h.sec[secGraph].len > 0 {
+		s := l.h.sec[secGraph]
+		graph = mem[s.off : s.off+s.len : s.off+s.len]
+	}
+	if graph != nil && l.x.vecs != nil {
+		// Searched where it is mapped.
+		if l.g, err = hnsw.ReadIn(graph, l.x.vecs); err != nil {
+			return fmt.Errorf("%w: %v", errBadFile, err)
+		}
+	}
+	return nil
 }
 
 // decoder reads the index section; the first overrun sets err and every
@@ -582,8 +643,10 @@ func (l *loaded) decodeFacts(d *decoder, strs string, sec func(int) []byte, prot
 	if dim > 1<<16 {
 		return fmt.Errorf("dimension %d", dim)
 	}
-	x.meta = make([]indexEntry, n)
-	x.state, x.length = make([]uint8, n), make([]int32, n)
+	// Room for the facts the appended blocks add (l.extra): they are
+	// added after these without copying them.
+	x.meta = make([]indexEntry, n, n+l.extra)
+	x.state, x.length = make([]uint8, n, n+l.extra), make([]int32, n, n+l.extra)
 	for i := range x.meta {
 		e := &x.meta[i]
 		e.pk = d.i64()
@@ -1345,7 +1408,9 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 	if err := sw.w.Flush(); err != nil {
 		return fail(err)
 	}
-	if _, err := f.WriteAt(appendHeader(nil, h), 0); err != nil {
+	head := appendHeader(nil, h)
+	h.crc = binary.LittleEndian.Uint32(head[len(head)-4:])
+	if _, err := f.WriteAt(head, 0); err != nil {
 		return fail(err)
 	}
 	return f, nil

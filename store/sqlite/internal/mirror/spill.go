@@ -29,11 +29,12 @@ const vecBlock = 4096
 // file or memory as above.
 type exactVectors struct {
 	dim int
-	// base holds the first baseN vectors at baseOff, little-endian,
+	// base holds the first baseN vectors, little-endian, in runs of
+	// consecutive slots (the whole file's, then each appended block's),
 	// baseSums their CRC-32Cs. A vector that fails its checksum is read
 	// with refetch instead (from the database), and bad is set.
 	base     *os.File
-	baseOff  int64
+	baseRuns []baseRun
 	baseN    int
 	baseSums []uint32
 	refetch  func(i int) ([]float32, error)
@@ -48,6 +49,41 @@ type exactVectors struct {
 	// write failed, in blocks of vecBlock.
 	mem    [][]float32
 	failed bool // a write failed: keep the rest in memory
+}
+
+// baseRun is a run of base vectors: from slot first on, at off.
+type baseRun struct {
+	first int
+	off   int64
+}
+
+// setBase makes f's n vectors at off, whose CRC-32Cs sums holds, the
+// first vectors; the store must be empty.
+func (e *exactVectors) setBase(f *os.File, off int64, n int, sums []uint32) {
+	e.base, e.baseRuns, e.baseN, e.baseSums = f, []baseRun{{0, off}}, n, sums
+}
+
+// addBase adds the base's file's vectors at off, whose CRC-32Cs sums
+// holds, after the base's (an appended block's): no vector may have
+// been appended after the base yet.
+func (e *exactVectors) addBase(off int64, sums []uint32) {
+	e.baseRuns = append(e.baseRuns, baseRun{e.baseN, off})
+	e.baseN += len(sums)
+	e.baseSums = append(e.baseSums, sums...)
+}
+
+// baseAt returns where base vector i lies in the base's file and the
+// end of its run.
+func (e *exactVectors) baseAt(i int) (int64, int) {
+	r := len(e.baseRuns) - 1
+	for e.baseRuns[r].first > i {
+		r--
+	}
+	end := e.baseN
+	if r+1 < len(e.baseRuns) {
+		end = e.baseRuns[r+1].first
+	}
+	return e.baseRuns[r].off + int64(i-e.baseRuns[r].first)*int64(4*e.dim), end
 }
 
 // newExactVectors returns an empty store of vectors of dim dimensions,
@@ -152,7 +188,9 @@ func (e *exactVectors) readRaw(i, n int, dst []byte) ([]byte, error) {
 		run := 1
 		switch {
 		case i < e.baseN:
-			f, off, run = e.base, e.baseOff+int64(i)*int64(size), min(n, e.baseN-i)
+			var end int
+			off, end = e.baseAt(i)
+			f, run = e.base, min(n, end-i)
 		case i-e.baseN < e.inFile:
 			f, off, run = e.f, int64(i-e.baseN)*int64(size), min(n, e.baseN+e.inFile-i)
 		}
@@ -199,7 +237,8 @@ func (e *exactVectors) read(i int, dst []float32, raw []byte) ([]float32, []byte
 	}
 	raw = raw[:4*e.dim]
 	if i < e.baseN {
-		_, err := e.base.ReadAt(raw, e.baseOff+int64(i)*int64(e.dim)*4)
+		off, _ := e.baseAt(i)
+		_, err := e.base.ReadAt(raw, off)
 		if err == nil && crc32.Checksum(raw, castagnoli()) == e.baseSums[i] {
 			return decodeVector(dst, raw), raw, nil
 		}
