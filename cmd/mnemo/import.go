@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
@@ -96,8 +97,12 @@ Malformed lines are reported and skipped.`,
 			if err != nil {
 				return err
 			}
-			// The file is read as it is imported, a window of requests at
-			// a time (mnemo.Importer).
+			// The file is read as it is imported (mnemo.Importer): what it
+			// holds is bounded whatever the file's size, so the collector
+			// may let the heap grow further between cycles.
+			if os.Getenv("GOGC") == "" {
+				debug.SetGCPercent(importGCPercent)
+			}
 			opts := mnemo.ImportOptions{Progress: g.progress(g.stderr, "importing")}
 			var problems []importer.Problem
 			var rep *mnemo.ImportReport
@@ -159,6 +164,15 @@ Malformed lines are reported and skipped.`,
 	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile (with every allocation made) taken after the import here")
 	return cmd
 }
+
+// importGCPercent is the GOGC of an import (unless GOGC is set). An
+// import's live heap is bounded by the Importer's read-ahead and the
+// retain pipeline's window, tens of megabytes, and it allocates its text
+// many times over (tokens, facts, vectors, statement arguments): at 200
+// instead of 100 the collector runs half as often. Measured on BEAM dev
+// (5.5 MB, quiet machine, medians of 6): 0.565 s → 0.545 s, peak RSS
+// 89 → 106 MB; 300 took 0.535 s and 128 MB.
+const importGCPercent = 200
 
 // openInput opens the file at path, or standard input for "-", and
 // returns it with the name its items are named after: the path, or, for
