@@ -97,10 +97,11 @@ Malformed lines are reported and skipped.`,
 			if err != nil {
 				return err
 			}
-			// The file is read as it is imported (mnemo.Importer): what it
-			// holds is bounded whatever the file's size, so the collector
-			// may let the heap grow further between cycles.
-			if os.Getenv("GOGC") == "" {
+			// A chat or LoCoMo file is read as it is imported
+			// (mnemo.Importer): what it holds is bounded whatever the
+			// file's size, so the collector may let the heap grow further
+			// between cycles. An export is imported whole (ImportBank).
+			if f := importer.Format(format); (f == importer.FormatChat || f == importer.FormatLoCoMo) && os.Getenv("GOGC") == "" {
 				debug.SetGCPercent(importGCPercent)
 			}
 			opts := mnemo.ImportOptions{Progress: g.progress(g.stderr, "importing")}
