@@ -659,15 +659,15 @@ func (p *appendPlan) write(path string, x *bankIndex, stop func() bool) (int64, 
 	}
 	if p.graph != nil {
 		w := bufio.NewWriterSize(io.NewOffsetWriter(f, int64(h.sec[blkGraph].off)), 256<<10)
-		cw := &crcWriter{w: w}
+		cw := &sectionWriter{w: w} // counts from the section's start
 		if _, err := p.graph.WriteTo(cw); err != nil {
 			return 0, err
 		}
 		if err := w.Flush(); err != nil {
 			return 0, err
 		}
-		if cw.n != h.sec[blkGraph].len {
-			return 0, fmt.Errorf("block graph of %d bytes, %d planned", cw.n, h.sec[blkGraph].len)
+		if cw.off != h.sec[blkGraph].len {
+			return 0, fmt.Errorf("block graph of %d bytes, %d planned", cw.off, h.sec[blkGraph].len)
 		}
 		h.sec[blkGraph].crc = cw.crc
 	}
@@ -682,19 +682,4 @@ func (p *appendPlan) write(path string, x *bankIndex, stop func() bool) (int64, 
 		return 0, err
 	}
 	return int64(h.end - x.file.end), nil
-}
-
-// crcWriter writes to w, counting the bytes and their CRC-32C.
-type crcWriter struct {
-	w   io.Writer
-	n   uint64
-	crc uint32
-}
-
-// Write writes p to w.
-func (c *crcWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += uint64(n)
-	c.crc = crc32.Update(c.crc, castagnoli(), p[:n])
-	return n, err
 }
