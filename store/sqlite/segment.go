@@ -28,14 +28,25 @@ const (
 	textCacheKiB    = 4 << 10
 )
 
+// segmentCheckpointPages is the WAL's length at which a commit
+// checkpoints it while a document's segments are written (instead of
+// walCheckpointPages; 400 MiB of WAL): each segment's commit writes
+// every index page its facts touched, most of them the same pages as
+// the segment before's, and a checkpoint copies each page once however
+// many commits rewrote it since the last. Measured at 5 MB (quiet
+// machine, 2 runs each): 11.8 s → 10.8 s, 3.2 → 2.7 s of system time,
+// the same peak RSS. The batch that completes the document sets it back.
+const segmentCheckpointPages = 100000
+
 // continueDocument is the document part of a batch that continues a
 // stored document (memory.WriteBatch.Continue): d must still be its
 // item's stored version; its content hash and content are set to d's.
-// The batch runs with the writer's page cache at segmentCacheKiB, and
-// the one that sets the content (the last of a document in segments)
-// sets it back to writerCacheKiB: a retain in segments stopped halfway
-// leaves the smaller cache until the next document in segments
-// completes, which costs time, not correctness.
+// The batch runs with the writer's page cache at segmentCacheKiB and its
+// WAL checkpointed at segmentCheckpointPages, and the one that sets the
+// content (the last of a document in segments) sets both back: a retain
+// in segments stopped halfway leaves them until the next document in
+// segments completes, which costs time (a smaller cache) and disk (a
+// longer WAL until the next checkpoint), not correctness.
 func continueDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Document, res *memory.WriteResult) error {
 	if err := memory.ValidateDocument(d); err != nil {
 		return err
@@ -55,6 +66,9 @@ func continueDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Do
 	if err := setCache(ctx, tx, cache); err != nil {
 		return err
 	}
+	if err := setCheckpoint(ctx, tx, segmentCheckpointPages); err != nil {
+		return err
+	}
 	// The row is written only when it changes: a segment's batch carries
 	// the partial hash and no content, like the stored row, and the last
 	// batch the text and the final hash (the stored content, empty, is
@@ -67,6 +81,9 @@ func continueDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Do
 		if err := setCache(ctx, tx, writerCacheKiB); err != nil {
 			return err
 		}
+		if err := setCheckpoint(ctx, tx, walCheckpointPages); err != nil {
+			return err
+		}
 	}
 	res.DocumentID = d.ID
 	return nil
@@ -77,5 +94,12 @@ func continueDocument(ctx context.Context, tx *sql.Tx, bank string, d *memory.Do
 // transaction goes on.
 func setCache(ctx context.Context, tx *sql.Tx, kib int) error {
 	_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, kib))
+	return err
+}
+
+// setCheckpoint sets the WAL length, in pages, at which the writer's
+// commits checkpoint it (wal_autocheckpoint).
+func setCheckpoint(ctx context.Context, tx *sql.Tx, pages int) error {
+	_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, pages))
 	return err
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/mnemo-ai/mnemo/memory"
 )
 
-// TestStore_ContinueCache checks the writer's page cache through a
-// document in segments: a segment continuing the document runs with
-// segmentCacheKiB, and the batch that writes the document's text (longer
+// TestStore_ContinueCache checks the writer's page cache and WAL
+// checkpoint through a document in segments: a segment continuing the
+// document runs with segmentCacheKiB and segmentCheckpointPages, and the batch that writes the document's text (longer
 // than the text cache, so that its pages are spilled as it goes) sets the
 // writer's cache back to writerCacheKiB. A continuation that fails leaves
 // the cache where it was, and the text is stored whole.
@@ -33,6 +33,16 @@ func TestStore_ContinueCache(t *testing.T) {
 		}
 		if got != -want {
 			t.Errorf("writer's cache after %s: %d, want %d", what, got, -want)
+		}
+		pages := walCheckpointPages
+		if want == segmentCacheKiB {
+			pages = segmentCheckpointPages
+		}
+		if err := s.wdb.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != pages {
+			t.Errorf("writer's WAL checkpoint after %s: every %d pages, want %d", what, got, pages)
 		}
 	}
 	text := strings.Repeat("A long line of the document. ", 3*textCacheKiB<<10/29)

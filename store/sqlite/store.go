@@ -70,6 +70,13 @@ const DefaultWriterIdle = 2 * time.Second
 // Store.WriterIdle releases it.
 const writerCacheKiB = 64 << 10
 
+// walCheckpointPages is the WAL's length, in pages, at which a commit
+// checkpoints it (wal_autocheckpoint): 40 MiB rather than SQLite's 4, so
+// that pages rewritten by consecutive commits reach the database file
+// once. A document written in segments raises it while its segments
+// are written (segmentCheckpointPages, segment.go).
+const walCheckpointPages = 10000
+
 // readerCacheKiB is each reader connection's page cache (up to 8 of
 // them; twice this in memory each, as for the writer). Readers look up
 // rows by key, and the OS's page cache serves a miss for a system call.
@@ -222,9 +229,7 @@ func openWritable(ctx context.Context, path string) (*Store, error) {
 		// write call per page a multi-row statement touches (measured: 40k
 		// writes for 2,000 facts).
 		q.Add("_pragma", "temp_store(MEMORY)")
-		// Checkpoint every 40 MiB of WAL rather than 4: pages rewritten by
-		// consecutive commits reach the database file once.
-		q.Add("_pragma", "wal_autocheckpoint(10000)")
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walCheckpointPages))
 		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
 		q.Set("_txlock", txlock)
 		return "file:" + uriPath(path) + "?" + q.Encode()
