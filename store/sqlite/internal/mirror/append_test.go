@@ -423,20 +423,7 @@ func BenchmarkIndexFileAppend(b *testing.B) {
 			x.file.info = info
 			x.mu.Unlock()
 		}
-		load := func(b *testing.B) {
-			for b.Loop() {
-				m := persistMirror(src, dir, false)
-				if _, err := m.SearchDocuments(ctx, "a", []string{"lake"}, 5); err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				m.mu.Lock()
-				m.closed = true // no write on Close: only the load is timed
-				m.mu.Unlock()
-				m.Close()
-				b.StartTimer()
-			}
-		}
+		load := func(b *testing.B) { benchLoad(b, src, dir) }
 		runtime.GC() // the set-up's garbage is not the timed loads' to collect
 		b.Run(fmt.Sprintf("Added=%d/Append", added), func(b *testing.B) {
 			var wrote int64

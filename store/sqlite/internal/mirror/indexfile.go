@@ -185,15 +185,7 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 		x.mu.RUnlock()
 		return
 	}
-	var docs *docIndex
-	if d != nil {
-		d.mu.RLock()
-		if d.version == x.version {
-			docs = d
-		} else {
-			d.mu.RUnlock()
-		}
-	}
+	docs := d.levelWith(x.version)
 	s := encode(bank, x, docs, x.fp)
 	forgets, dirty, logN, slots := x.forgets, x.dirty, len(x.statusLog), len(x.meta)
 	if docs != nil {
@@ -259,15 +251,7 @@ func (m *Mirror) saveAppend(bank string, x *bankIndex, d *docIndex) bool {
 		x.mu.RUnlock()
 		return false
 	}
-	var docs *docIndex
-	if d != nil {
-		d.mu.RLock()
-		if d.version == x.version {
-			docs = d
-		} else {
-			d.mu.RUnlock()
-		}
-	}
+	docs := d.levelWith(x.version)
 	p := planAppend(x, docs)
 	if docs != nil {
 		docs.mu.RUnlock()
@@ -318,4 +302,19 @@ func (x *bankIndex) dropLog(n int) {
 func (d *docIndex) adopt(y *docIndex) {
 	d.version, d.maxPK, d.facts, d.totalLen = y.version, y.maxPK, y.facts, y.totalLen
 	d.at, d.docs, d.slot, d.termID, d.postings = y.at, y.docs, y.slot, y.termID, y.postings
+}
+
+// levelWith returns d read-locked if it reflects version (the fact
+// index's, so a file written now holds both), or nil, unlocked. A nil d
+// is never level.
+func (d *docIndex) levelWith(version int64) *docIndex {
+	if d == nil {
+		return nil
+	}
+	d.mu.RLock()
+	if d.version != version {
+		d.mu.RUnlock()
+		return nil
+	}
+	return d
 }

@@ -602,6 +602,24 @@ func TestIndexFile_Drop(t *testing.T) {
 	}
 }
 
+// benchLoad times bank a's first load by a new mirror over src with its
+// index files in dir ("": none), to its first document search; the
+// mirror is closed without writing, untimed.
+func benchLoad(b *testing.B, src Source, dir string) {
+	for b.Loop() {
+		m := persistMirror(src, dir, false)
+		if _, err := m.SearchDocuments(context.Background(), "a", []string{"lake"}, 5); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		m.mu.Lock()
+		m.closed = true // no write on Close: only the load is timed
+		m.mu.Unlock()
+		m.Close()
+		b.StartTimer()
+	}
+}
+
 // BenchmarkIndexFile measures a bank's first load at 10k facts of 384
 // dimensions: from the rows (Rows), from its index file (File), from its
 // index file with the graph (FileGraph), and the file's write (Write).
@@ -618,20 +636,7 @@ func BenchmarkIndexFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	m.Close()
-	load := func(b *testing.B, dir string) {
-		for b.Loop() {
-			m := persistMirror(src, dir, false)
-			if _, err := m.SearchDocuments(ctx, "a", []string{"lake"}, 5); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			m.mu.Lock()
-			m.closed = true // no write on Close: only the load is timed
-			m.mu.Unlock()
-			m.Close()
-			b.StartTimer()
-		}
-	}
+	load := func(b *testing.B, dir string) { benchLoad(b, src, dir) }
 	b.Run("Rows", func(b *testing.B) { load(b, "") })
 	b.Run("File", func(b *testing.B) { load(b, dir) })
 	b.Run("FileGraph", func(b *testing.B) {
