@@ -254,12 +254,23 @@ func testObservationsMerge(t *testing.T, e *llmEnv, answer string) {
 		t.Fatalf("merge: counts %v, %d active; want one keeper", r.Counts, len(active))
 	}
 	k := active[0]
-	// Equal evidence: the older observation (the first fact's) keeps.
-	older := two[1] // newest first
+	// Equal evidence and the same creation time: the smaller id keeps
+	// (two is newest first, then id descending).
+	older := two[1]
+	// The sources in time order: the day-1 fact first, whichever
+	// observation keeps.
 	var sources []string
-	for _, o := range []*memory.Observation{two[1], two[0]} {
+	for _, o := range two {
 		sources = append(sources, o.SourceFactIDs...)
 	}
+	occurred := func(id string) time.Time {
+		d, err := e.eng.Fact(e.ctx, "", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Fact.EventTime()
+	}
+	slices.SortFunc(sources, func(a, b string) int { return occurred(a).Compare(occurred(b)) })
 	if k.ID != older.ID || k.EvidenceCount != 2 || !slices.Equal(k.SourceFactIDs, sources) || k.Text != "Sam runs every morning, from 6am or at dawn" || len(k.History) != 1 {
 		t.Errorf("keeper: %+v; want %s with evidence 2, sources %q in time order, one history entry", *k, older.ID, sources)
 	}

@@ -18,7 +18,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -568,7 +567,7 @@ func (p *Pipeline) draft(ctx context.Context, req memory.RetainRequest) (*draft,
 	}
 	for i, xf := range ex.Facts {
 		f := &memory.Fact{
-			ID: id.Derive("f", req.At, doc.ID, strconv.Itoa(i)), BankID: req.BankID, DocumentID: doc.ID, SourceRef: xf.SourceRef,
+			ID: id.Nth("f", req.At, uint32(i), doc.ID), BankID: req.BankID, DocumentID: doc.ID, SourceRef: xf.SourceRef,
 			Text: xf.Text, Kind: xf.Kind, Category: xf.Category, Confidence: xf.Confidence, Importance: xf.Importance,
 			Sensitivity: xf.Sensitivity, Speaker: xf.Speaker, Tags: req.Tags,
 			OccurredStart: xf.OccurredStart, OccurredEnd: xf.OccurredEnd, MentionedAt: xf.MentionedAt,

@@ -298,7 +298,7 @@ func number(b *memory.WriteBatch, xfs []extract.Fact, at time.Time, chunk0, fact
 		c.ID = memory.ChunkID(b.BankID, doc, c.Index)
 	}
 	for i, f := range b.Facts {
-		f.ID = id.Derive("f", at, doc, strconv.Itoa(fact0+i))
+		f.ID = id.Nth("f", at, uint32(fact0+i), doc)
 		if k := xfs[i].Chunk; k >= 0 && k < len(b.Chunks) {
 			f.ChunkID = b.Chunks[k].ID
 		}
