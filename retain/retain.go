@@ -48,6 +48,7 @@ type Store interface {
 	DocumentByItem(ctx context.Context, bankID, source, item string) (*memory.Document, error)
 	SetBankEmbedder(ctx context.Context, bankID, name string, dim int) error
 	Facts(ctx context.Context, bankID string, ids []string) ([]*memory.Fact, error)
+	Chunks(ctx context.Context, bankID, documentID string) ([]*memory.Chunk, error)
 	SearchVector(ctx context.Context, bankID string, vec []float32, k int, f memory.Filter) ([]memory.Hit, error)
 	EntitiesByName(ctx context.Context, bankID string, names []string) ([]*memory.Entity, error)
 	SimilarEntities(ctx context.Context, bankID string, t memory.EntityType, vec []float32, k int, min float64) ([]memory.EntityHit, error)

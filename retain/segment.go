@@ -35,9 +35,11 @@ const DefaultSegmentBytes = 256 << 10
 // where an uninterrupted retain would: the same document, fact and chunk
 // ids, links across segment boundaries, entity counts and
 // co-occurrences. A retain of other content replaces it as any new
-// version of an item replaces the old one.
+// version of an item replaces the old one. The marker names the way the
+// facts are numbered ("n": id.Nth), so a leftover of a build that numbered
+// them otherwise is replaced, not continued under other ids.
 func partialHash(hash string, segmentBytes int) string {
-	return "partial-" + strconv.Itoa(segmentBytes) + "-" + hash
+	return "partial-n" + strconv.Itoa(segmentBytes) + "-" + hash
 }
 
 // segmentBytes is the pipeline's segment size.
@@ -176,6 +178,7 @@ func (p *Pipeline) retainSegments(ctx context.Context, req memory.RetainRequest,
 	var g docGraph
 	var stopped error
 	var chunks, facts, written int
+	stored := -1 // the leftover's chunks, counted when a resume needs them
 	// Segments are extracted and embedded in parallel, a few ahead, and
 	// numbered, linked and written in order: a segment's ids start where
 	// the segments before it end.
@@ -204,14 +207,12 @@ func (p *Pipeline) retainSegments(ctx context.Context, req memory.RetainRequest,
 		number(b, s.xfs, req.At, chunks, facts)
 		chunks, facts = chunks+len(b.Chunks), facts+len(b.Facts)
 		if resume && written == 0 {
-			// Committed by the interrupted retain when its last fact is
-			// stored: each segment is one transaction.
-			got, err := p.Store.Facts(ctx, req.BankID, []string{b.Facts[len(b.Facts)-1].ID})
+			done, err := p.segmentStored(ctx, b, chunks, &stored)
 			if err != nil {
 				stopped = err
 				return
 			}
-			s.done = len(got) == 1
+			s.done = done
 		}
 		if err := p.graph(ctx, b, s.xfs, nil, &g); err != nil {
 			stopped = err
@@ -346,4 +347,29 @@ func cutAt(text string, size int) int {
 	}
 	_, n := utf8.DecodeRuneInString(text)
 	return n
+}
+
+// segmentStored reports whether the interrupted retain being resumed
+// committed segment b, whose chunks end before chunk end: each segment
+// is one transaction, committed in order. It is when its last fact is
+// stored; a segment without facts, when the document holds its last
+// chunk (the leftover's chunks counted once, into *stored, the first
+// time a resume meets such a segment); a segment of neither writes no
+// row and counts as committed.
+func (p *Pipeline) segmentStored(ctx context.Context, b *memory.WriteBatch, end int, stored *int) (bool, error) {
+	switch {
+	case len(b.Facts) > 0:
+		got, err := p.Store.Facts(ctx, b.BankID, []string{b.Facts[len(b.Facts)-1].ID})
+		return len(got) == 1, err
+	case len(b.Chunks) == 0:
+		return true, nil
+	}
+	if *stored < 0 {
+		cs, err := p.Store.Chunks(ctx, b.BankID, b.Document.ID)
+		if err != nil {
+			return false, err
+		}
+		*stored = len(cs)
+	}
+	return end <= *stored, nil
 }

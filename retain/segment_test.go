@@ -25,7 +25,8 @@ import (
 // wordExtractor is an extractor that reads each piece of text alone:
 // every paragraph (blank-line separated) a chunk, every sentence (ended
 // by ". ") a fact, every capitalised word an entity, "in" before one
-// making it a place. The heuristic extractor also reads names from the
+// making it a place; a paragraph that starts with "|" (a table) a chunk
+// without facts. The heuristic extractor also reads names from the
 // rest of the input; this one gives the same facts and entities for a
 // text whole or cut at paragraphs, so that a document retained in
 // segments must be stored exactly as one retained in one piece.
@@ -39,6 +40,9 @@ func (wordExtractor) Extract(ctx context.Context, in extract.Input) (*extract.Re
 			continue
 		}
 		res.Chunks = append(res.Chunks, p)
+		if strings.HasPrefix(p, "|") {
+			continue
+		}
 		for _, s := range strings.SplitAfter(p, ". ") {
 			s = strings.TrimSpace(s)
 			if s == "" {
@@ -61,7 +65,7 @@ func (wordExtractor) Extract(ctx context.Context, in extract.Input) (*extract.Re
 			res.Facts = append(res.Facts, f)
 		}
 	}
-	if len(res.Facts) == 0 {
+	if len(res.Chunks) == 0 {
 		return nil, memory.Errorf(memory.EINVALID, "nothing to remember: text is empty")
 	}
 	return res, nil
@@ -328,6 +332,57 @@ func TestPipeline_Retain_SegmentsResume(t *testing.T) {
 			}
 			if got := testutil.Stats(t, st, "b"); got.Active != res.Facts {
 				t.Errorf("after other content: %d active facts, want %d (the leftover's are not)", got.Active, res.Facts)
+			}
+		})
+	}
+}
+
+// A document with segments that hold no fact (a long table between
+// paragraphs) resumes after a cut before, inside and after them to
+// exactly what an uninterrupted retain stores: a segment without facts is
+// known committed by its last chunk.
+func TestPipeline_Retain_SegmentsResumeFactless(t *testing.T) {
+	var table strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&table, "| row %d | %d | %d |\n", i, i*i, i*7)
+	}
+	text := segmentText(6) + table.String() + "\n" + segmentText(6)
+	req := memory.RetainRequest{BankID: "b", Text: text, Source: memory.SourceNote, ItemID: "big"}
+	for name, open := range segmentStores(t) {
+		t.Run(name, func(t *testing.T) {
+			whole := open(t)
+			counted := &countingStore{Store: whole}
+			wantRes, err := segmentPipeline(t, counted, 300).Retain(context.Background(), req)
+			if err != nil {
+				t.Fatalf("Retain uninterrupted: %v", err)
+			}
+			want := exportLines(t, whole)
+			writes := counted.writes()
+			if writes < 8 {
+				t.Fatalf("uninterrupted: %d writes, want at least 8", writes)
+			}
+			factless := 0
+			for _, seg := range retain.SplitSegments(text, 300) {
+				if strings.HasPrefix(strings.TrimSpace(seg), "|") && !strings.Contains(seg, ". ") {
+					factless++
+				}
+			}
+			if factless < 2 {
+				t.Fatalf("%d segments without facts, want at least 2", factless)
+			}
+			for cut := 1; cut < writes; cut++ {
+				st := open(t)
+				if _, err := segmentPipeline(t, &countingStore{Store: st, failAfter: cut}, 300).Retain(context.Background(), req); !errors.Is(err, errCut) {
+					t.Fatalf("cut after %d writes: got %v, want the cut", cut, err)
+				}
+				res, err := segmentPipeline(t, st, 300).Retain(context.Background(), req)
+				if err != nil {
+					t.Fatalf("Retain again after a cut after %d writes: %v", cut, err)
+				}
+				if res.Facts != wantRes.Facts || res.Links != wantRes.Links {
+					t.Errorf("Retain again after a cut after %d writes: got %+v, want %+v", cut, res, wantRes)
+				}
+				sameLines(t, fmt.Sprintf("resumed after %d writes", cut), exportLines(t, st), want)
 			}
 		})
 	}
