@@ -251,6 +251,20 @@ func (s *countingStore) writes() int {
 	return s.n
 }
 
+// retainUninterrupted retains req in 300-byte segments into a new store
+// of open's and returns the store, the result, its export lines and the
+// writes it took.
+func retainUninterrupted(t *testing.T, open func(t *testing.T) memory.Store, req memory.RetainRequest) (memory.Store, *memory.RetainResult, []string, int) {
+	t.Helper()
+	whole := open(t)
+	counted := &countingStore{Store: whole}
+	res, err := segmentPipeline(t, counted, 300).Retain(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Retain uninterrupted: %v", err)
+	}
+	return whole, res, exportLines(t, whole), counted.writes()
+}
+
 // A retain in segments that stops halfway (canceled, or a write failing,
 // as a process killed between two commits) leaves the segments it
 // committed, under a document whose content hash is no item's (so no
@@ -262,16 +276,10 @@ func TestPipeline_Retain_SegmentsResume(t *testing.T) {
 	req := memory.RetainRequest{BankID: "b", Text: text, Source: memory.SourceNote, ItemID: "big"}
 	for name, open := range segmentStores(t) {
 		t.Run(name, func(t *testing.T) {
-			whole := open(t)
-			counted := &countingStore{Store: whole}
-			wantRes, err := segmentPipeline(t, counted, 300).Retain(context.Background(), req)
-			if err != nil {
-				t.Fatalf("Retain uninterrupted: %v", err)
-			}
-			want := exportLines(t, whole)
+			whole, wantRes, want, writes := retainUninterrupted(t, open, req)
 			// The last write completes the document: cut before it, every
 			// segment is stored and the document is still partial.
-			segments := counted.writes() - 1
+			segments := writes - 1
 			if segments <= 9 {
 				t.Fatalf("uninterrupted: %d segments, want more than 9", segments)
 			}
@@ -350,14 +358,7 @@ func TestPipeline_Retain_SegmentsResumeFactless(t *testing.T) {
 	req := memory.RetainRequest{BankID: "b", Text: text, Source: memory.SourceNote, ItemID: "big"}
 	for name, open := range segmentStores(t) {
 		t.Run(name, func(t *testing.T) {
-			whole := open(t)
-			counted := &countingStore{Store: whole}
-			wantRes, err := segmentPipeline(t, counted, 300).Retain(context.Background(), req)
-			if err != nil {
-				t.Fatalf("Retain uninterrupted: %v", err)
-			}
-			want := exportLines(t, whole)
-			writes := counted.writes()
+			_, wantRes, want, writes := retainUninterrupted(t, open, req)
 			if writes < 8 {
 				t.Fatalf("uninterrupted: %d writes, want at least 8", writes)
 			}

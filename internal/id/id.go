@@ -23,14 +23,7 @@ var enc = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(bas
 // base32: 48 bits of t in milliseconds since the epoch (as a ULID), then
 // 80 bits of the SHA-256 of the parts (each followed by a NUL byte).
 func Derive(prefix string, t time.Time, parts ...string) string {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	var b [16]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(t.UnixMilli())<<16)
-	copy(b[6:], h.Sum(nil)[:10])
+	b := timed(t, parts)
 	return prefix + "_" + enc.EncodeToString(b[:])
 }
 
@@ -40,6 +33,14 @@ func Derive(prefix string, t time.Time, parts ...string) string {
 // one document) share their first 96 bits and sort by n, so a store
 // inserts them next to each other, in order, at the end of its indexes.
 func Nth(prefix string, t time.Time, n uint32, parts ...string) string {
+	b := timed(t, parts)
+	binary.BigEndian.PutUint32(b[12:], n)
+	return prefix + "_" + enc.EncodeToString(b[:])
+}
+
+// timed returns 48 bits of t in milliseconds since the epoch, then the
+// first 80 bits of the SHA-256 of the parts, each followed by a NUL byte.
+func timed(t time.Time, parts []string) [16]byte {
 	h := sha256.New()
 	for _, p := range parts {
 		h.Write([]byte(p))
@@ -47,7 +48,6 @@ func Nth(prefix string, t time.Time, n uint32, parts ...string) string {
 	}
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], uint64(t.UnixMilli())<<16)
-	copy(b[6:12], h.Sum(nil)[:6])
-	binary.BigEndian.PutUint32(b[12:], n)
-	return prefix + "_" + enc.EncodeToString(b[:])
+	copy(b[6:], h.Sum(nil)[:10])
+	return b
 }
