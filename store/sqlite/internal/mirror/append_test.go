@@ -133,15 +133,17 @@ func appendedBank(t *testing.T, dir string, floats bool, rounds, dim int) (*fake
 // rows added and statuses changed appends blocks to the file rather than
 // rewrite it, and that a load reads the file and its blocks without a
 // row and answers exactly as a load from the rows (vectors in memory or
-// read from the file); and that a status log too long, or a deletion,
-// makes the next write whole, as do more facts added than maxAppended.
+// read from the file); that a deletion makes the next write append a
+// block too (TestIndexFile_AppendedDeletions has the cases); and that
+// more facts added than maxAppended make the next write whole.
 func TestIndexFile_Appended(t *testing.T) {
 	for _, floats := range []bool{false, true} {
 		t.Run(fmt.Sprint("FloatVectors=", floats), func(t *testing.T) {
 			const dim = 24
 			dir := t.TempDir()
 			src, _ := appendedBank(t, dir, floats, 3, dim)
-			// A deletion since: the next write is whole.
+			// A deletion since: the next write appends a block that
+			// carries it.
 			w := persistMirror(src, dir, floats)
 			answers(t, w, "a", dim)
 			src.remove("a", "f7")
@@ -149,8 +151,8 @@ func TestIndexFile_Appended(t *testing.T) {
 			answers(t, w, "a", dim)
 			saveNow(w, "a")
 			w.Close()
-			if _, blocks, err := fileView(indexPath(dir, "a")); err != nil || len(blocks) != 0 {
-				t.Fatalf("after a deletion: %d blocks (%v), want a whole file", len(blocks), err)
+			if _, blocks, err := fileView(indexPath(dir, "a")); err != nil || len(blocks) != 4 || blocks[3].added != 5 {
+				t.Fatalf("after a deletion: %d blocks (%v), want 4, the last of 5 facts", len(blocks), err)
 			}
 			want := fresh(t, src, "a", dim)
 			cs := &countingSource{Source: src}
@@ -406,7 +408,7 @@ func BenchmarkIndexFileAppend(b *testing.B) {
 		}
 		x := m.facts["a"]
 		x.mu.Lock()
-		file, fileVersion, since, lastPK, lastID := x.file, x.fileVersion, x.sinceFile, x.fileLastPK, x.fileLastID
+		file, fileVersion, since := x.file, x.fileVersion, x.sinceFile
 		x.mu.Unlock()
 		// restore puts the whole file back as it was before the rows were
 		// added, and the index's knowledge of it.
@@ -419,7 +421,7 @@ func BenchmarkIndexFileAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 			x.mu.Lock()
-			x.file, x.fileVersion, x.sinceFile, x.fileLastPK, x.fileLastID = file, fileVersion, since, lastPK, lastID
+			x.file, x.fileVersion, x.sinceFile = file, fileVersion, since
 			x.file.info = info
 			x.mu.Unlock()
 		}
