@@ -355,8 +355,9 @@ func TestIndexFile_AppendedDeletionsDamaged(t *testing.T) {
 }
 
 // TestIndexFile_AppendedDeletionsCompacted checks that deletions that
-// make the index compact its slots make the next write whole, however
-// few were appended before, and that the whole file answers as the rows.
+// make the index compact its slots make the next write whole, even once
+// facts added since give it as many slots as the file, and that the
+// whole file answers as the rows.
 func TestIndexFile_AppendedDeletionsCompacted(t *testing.T) {
 	const dim = 24
 	dir := t.TempDir()
@@ -381,6 +382,10 @@ func TestIndexFile_AppendedDeletionsCompacted(t *testing.T) {
 	if !compacted {
 		t.Fatalf("%d facts deleted and the index did not compact", len(gone))
 	}
+	// As many slots again as the file's, and more: only the
+	// renumbering tells the file is not the index's first slots.
+	fake.add("a", persistRows(63, 700, 150, dim)...)
+	answers(t, w, "a", dim)
 	saveNow(w, "a")
 	w.Close()
 	if _, blocks, err := fileView(path); err != nil || len(blocks) != 0 {
@@ -474,5 +479,43 @@ func TestIndexFile_AppendedGraphDeleted(t *testing.T) {
 	}
 	if r := sum / queries; r < 0.9 {
 		t.Errorf("recall@10 of the appended graph = %.3f, want ≥ 0.9", r)
+	}
+}
+
+// TestIndexFile_DeletionLogBound checks that a deletion log past its
+// bound is dropped and makes the next write whole, which answers as the
+// rows.
+func TestIndexFile_DeletionLogBound(t *testing.T) {
+	const dim = 24
+	dir := t.TempDir()
+	_, fake, _ := deletedBank(t, dir, false, deletions[0])
+	w := persistMirror(fake, dir, false)
+	answers(t, w, "a", dim)
+	fake.remove("a", "f50")
+	answers(t, w, "a", dim)
+	w.mu.Lock()
+	x := w.facts["a"]
+	w.mu.Unlock()
+	x.mu.Lock()
+	for range 1 << 16 {
+		x.logDelete(len(x.meta)) // slots the file never held: no block would carry them
+	}
+	n := len(x.delLog)
+	x.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("a log of %d deletions past its bound, want it dropped", n)
+	}
+	saveNow(w, "a")
+	w.Close()
+	if _, blocks, err := fileView(indexPath(dir, "a")); err != nil || len(blocks) != 0 {
+		t.Fatalf("after the log's bound: %d blocks (%v), want a whole file", len(blocks), err)
+	}
+	want := fresh(t, fake, "a", dim)
+	cs := &countingSource{Source: fake}
+	m := persistMirror(cs, dir, false)
+	got := answers(t, m, "a", dim)
+	m.Close()
+	if cs.rows != 0 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the log's bound: read %d rows, answers equal the rows' %v", cs.rows, reflect.DeepEqual(got, want))
 	}
 }
