@@ -17,9 +17,10 @@ import (
 )
 
 // An index file grows by blocks appended after its end mark: when the
-// index is ahead of its file only by rows added since (and statuses
-// changed), a write appends what they add rather than rewrite the whole
-// file (2.37 GB at 1M facts). A block is a header (blockMagic, its
+// index is ahead of its file only by rows added, statuses changed and
+// rows deleted since, a write appends what they change rather than
+// rewrite the whole file (2.37 GB at 1M facts). A block is a header
+// (blockMagic, or blockMagic1 for a block of the first form, its
 // sequence number, the CRC-32C of the header before it — the file's, or
 // the previous block's — so a block belongs to one file and one place in
 // it, its own offset, the version, last rows and last fact id it brings
@@ -32,8 +33,10 @@ import (
 //     words counted (term and frequency, as a load from the rows counts
 //     them), its document id when the block carries the document mirror,
 //     then every added fact's int8 vector with its scale, the statuses
-//     changed since (row, status, expiry), and each added vector's
-//     float32 CRC-32C;
+//     changed since (row, status, expiry), the rows deleted since of
+//     the facts the file (with the blocks before) holds, in order (not
+//     in a block of the first form, which has none), and each added
+//     vector's float32 CRC-32C;
 //   - the float32 vectors of the added facts, one a slot, checked as a
 //     search reads them, as the whole file's;
 //   - a graph (hnsw's form, numbered as the file's slots) replacing the
@@ -45,21 +48,40 @@ import (
 // the database's); the first that is not ends the walk, and what follows
 // is ignored: a block a crash tore, or bytes someone appended, never
 // reach the index, and the rows it lacks are read from the database as
-// for any file behind it. A block's facts are added to the loaded index
-// as a load adds rows (bankIndex.add, the document mirror's addCounted),
-// so the answers are those of a load from the rows.
+// for any file behind it. A block's deletions are applied first, as a
+// stale index applies them (bankIndex.remove: the slot dead, out of the
+// BM25 statistics, its vector never returned), then its statuses, then
+// its facts, added to the loaded index as a load adds rows
+// (bankIndex.add, the document mirror's addCounted), so the answers are
+// those of a load from the rows. The document mirror takes the deletions
+// when a load from the rows would make it what removing them makes it
+// (docIndex.removeFacts: whole documents, as a document replaced
+// deletes them); otherwise it stays as the last block it took left it,
+// and loads from the rows on its first read, as a mirror behind the
+// database does. A deletion of a row the loaded index does not hold is
+// a block that does not apply, as a status of such a row: the file is
+// not used.
 //
 // A block is written in place, after the file's end, only by a process
 // that knows that end (it loaded or wrote the file, and the file's size
 // is still that end: nobody appended, tore or replaced it since), under
 // an exclusive lock of the file; bytes a process has checked are never
-// written again. Anything else — deletions, compaction, a Forgot, a
-// vector repaired, too many blocks or bytes appended — makes the next
-// write a whole file, renamed into place as before.
+// written again. Anything else — compaction (it renumbers the slots, so
+// every deletion it drops goes with it), a Forgot (no file may keep the
+// forgotten facts' bytes), more than 65,536 deletions or statuses logged
+// since the last write, a vector repaired, too many blocks or bytes
+// appended — makes the next write a whole file, renamed into place as
+// before.
 
 // Names and numbers of appended blocks.
 const (
-	blockMagic = "MNEMOAPP"
+	// blockMagic opens a block whose record ends with the rows deleted
+	// since; blockMagic1 a block of the first form, without them, which
+	// a load still takes. A build that knows only blockMagic1 ends its
+	// walk at a block of blockMagic (and reads the rows it adds, and
+	// finds the deletions, from the database), so it never misreads one.
+	blockMagic  = "MNEMOAP2"
+	blockMagic1 = "MNEMOAPP"
 	// blockFixed is a block header before its last fact id and CRC.
 	blockFixed = len(blockMagic) + 4 + 4 + 4 + 4 + 8 + 8*3 + 4 + 4 + blockSections*sectionEntry + 4
 	// The sections of a block.
@@ -87,6 +109,9 @@ type blockHeader struct {
 	slots, added          uint32
 	sec                   [blockSections]section
 	lastID                string
+	// dels: the block's record lists the rows deleted since (not a
+	// block of the first form, blockMagic1).
+	dels bool
 	// crc is the header's own CRC-32C; end the offset after the block's
 	// end mark.
 	crc uint32
@@ -97,7 +122,11 @@ type blockHeader struct {
 // returns it with that CRC.
 func appendBlockHeader(b []byte, h *blockHeader) ([]byte, uint32) {
 	at := len(b)
-	b = append(b, blockMagic...)
+	if h.dels {
+		b = append(b, blockMagic...)
+	} else {
+		b = append(b, blockMagic1...)
+	}
 	for _, v := range []uint32{h.seq, h.flags, h.prev, h.dim} {
 		b = binary.LittleEndian.AppendUint32(b, v)
 	}
@@ -141,7 +170,11 @@ func readBlock(mem []byte, start uint64, seq, prev uint32) (blockHeader, error) 
 		return h, errors.New("no block header")
 	}
 	d := decoder{b: mem[start:]}
-	if string(d.bytes(len(blockMagic))) != blockMagic {
+	switch string(d.bytes(len(blockMagic))) {
+	case blockMagic:
+		h.dels = true
+	case blockMagic1:
+	default:
 		return h, errors.New("no block magic")
 	}
 	h.seq, h.flags, h.prev, h.dim = d.u32(), d.u32(), d.u32(), d.u32()
@@ -203,6 +236,7 @@ type block struct {
 	entries []newEntry
 	docs    []string // each entry's document id (flagDocs)
 	status  []statusRow
+	dels    []int64  // the rows deleted, in order
 	sums    []uint32 // each entry's float32 CRC-32C
 	floats  []byte   // the float32 vectors (mapped)
 	graph   []byte   // the graph section (mapped; nil: none)
@@ -277,6 +311,15 @@ func decodeBlock(mem []byte, h blockHeader, dim int) (*block, error) {
 	for i := range b.status {
 		b.status[i] = statusRow{pk: d.i64(), status: internStatus(memory.Status(str())), expiredAt: d.i64()}
 	}
+	if h.dels {
+		b.dels = make([]int64, d.count(8))
+		for i := range b.dels {
+			b.dels[i] = d.i64()
+			if d.err == nil && i > 0 && b.dels[i] <= b.dels[i-1] {
+				return nil, fmt.Errorf("block deletions out of order at %d", i)
+			}
+		}
+	}
 	if bd > 0 {
 		b.sums = make([]uint32, n)
 		for i := range b.sums {
@@ -328,11 +371,13 @@ func readBlocks(mem []byte, end uint64, crc uint32, version int64) ([]*block, ui
 	return out, end
 }
 
-// applyBlocks adds the blocks' facts and statuses to l's index (and
-// document mirror, while every block carries it), as a load adds rows:
-// the float32 vectors stay in the file (f) where the index reads its
-// base, unless x keeps them in memory, or the base had none. It returns
-// the last graph a block holds (nil: none).
+// applyBlocks applies the blocks' deletions, statuses and facts to l's
+// index (and document mirror, while every block carries it and it can
+// take their deletions), as a stale index applies them and a load adds
+// rows: the float32 vectors stay in the file (f) where the index reads
+// its base, unless x keeps them in memory, or the base had none. The
+// slots a block's deletion leaves dead are the file's (l.file.held). It
+// returns the last graph a block holds (nil: none).
 func (l *loaded) applyBlocks(blocks []*block, f *os.File) ([]byte, error) {
 	x := l.x
 	var graph []byte
@@ -340,6 +385,22 @@ func (l *loaded) applyBlocks(blocks []*block, f *os.File) ([]byte, error) {
 	for _, b := range blocks {
 		if int(b.h.slots) != len(x.meta) {
 			return nil, fmt.Errorf("block %d after %d slots, the file holds %d", b.h.seq, b.h.slots, len(x.meta))
+		}
+		docs = docs && b.h.flags&flagDocs != 0
+		if len(b.dels) > 0 {
+			ids := make([]string, len(b.dels))
+			for j, pk := range b.dels {
+				i, ok := x.slotOfPK(pk)
+				if !ok {
+					return nil, fmt.Errorf("block %d: deletion of row %d the file lacks", b.h.seq, pk)
+				}
+				ids[j] = x.meta[i].id
+				x.remove(pk)
+				l.file.held = append(l.file.held, int32(i))
+			}
+			// The mirror that cannot take them exactly stays as it is,
+			// behind: it loads from the rows when first read.
+			docs = docs && l.d.removeFacts(ids)
 		}
 		for _, s := range b.status {
 			i, ok := x.slotOfPK(s.pk)
@@ -357,7 +418,6 @@ func (l *loaded) applyBlocks(blocks []*block, f *os.File) ([]byte, error) {
 		if based {
 			x.exact.addBase(int64(b.h.sec[blkFloat].off), b.sums)
 		}
-		docs = docs && b.h.flags&flagDocs != 0
 		for i := range b.entries {
 			e := &b.entries[i]
 			if bd > 0 && !based && e.hasVec {
@@ -414,6 +474,10 @@ type fileState struct {
 	// it unchanged).
 	slots, n, added int
 	dirty           uint64
+	// held are the index's dead slots the file holds: facts deleted
+	// since it was written whole, whose deletions its blocks carry (its
+	// numbering of the slots counts them, and a load leaves them dead).
+	held []int32
 }
 
 // canAppend reports whether x's next write may append a block to its
@@ -462,15 +526,40 @@ func (x *bankIndex) logStatus(pk int64) {
 	x.statusLog = append(x.statusLog, pk)
 }
 
+// logDelete records that the fact in slot i was removed, for the next
+// block to carry when the file holds it; a log grown past its bound
+// makes the next write whole instead. Slots, not rows: a removed slot's
+// row is no longer found by it, and compaction, which renumbers the
+// slots, drops the log (and makes the next write whole). The caller
+// holds x.mu.
+func (x *bankIndex) logDelete(i int) {
+	if x.indexDir == "" || x.indexReadOnly {
+		return
+	}
+	if len(x.delLog) >= 1<<16 {
+		x.delLog = nil
+		x.dirty++
+		return
+	}
+	x.delLog = append(x.delLog, int32(i))
+}
+
 // appendPlan is a block to append: its header and record, and how to
 // write its other sections from the index.
 type appendPlan struct {
 	h      blockHeader
 	record []byte
-	from   int // the index's first slot the block adds
+	// slots are the index's slots whose facts the block adds (the live
+	// ones after the file's), to the index's slot to (the file's slots
+	// once it is written).
+	slots []int
+	to    int
+	// dels are the file's slots whose deletions the block carries.
+	dels   []int32
 	graph  *hnsw.Snapshot
 	graphN int
 	logN   int // the status log entries it carries
+	delN   int // the deletion log entries it takes
 }
 
 // planAppend returns the block that brings x's file to x's state (and d's
@@ -478,32 +567,49 @@ type appendPlan struct {
 // x.mu (and d.mu) for reading.
 func planAppend(x *bankIndex, d *docIndex) *appendPlan {
 	fs := &x.file
-	p := &appendPlan{from: fs.slots, logN: len(x.statusLog)}
+	p := &appendPlan{to: len(x.meta), logN: len(x.statusLog), delN: len(x.delLog)}
+	for i := fs.slots; i < len(x.meta); i++ {
+		// A fact added and removed since the file: neither goes.
+		if !x.meta[i].dead {
+			p.slots = append(p.slots, i)
+		}
+	}
+	for _, i := range x.delLog {
+		// Slots after the file's were facts it never held.
+		if int(i) < fs.slots {
+			p.dels = append(p.dels, i)
+		}
+	}
 	h := &p.h
+	h.dels = true
 	h.seq, h.prev, h.start = fs.blocks+1, fs.crc, alignUp(fs.end)
 	h.version, h.maxPK = x.version, x.maxPK
-	h.slots, h.added = uint32(fs.n), uint32(len(x.meta)-fs.slots)
+	h.slots, h.added = uint32(fs.n), uint32(len(p.slots))
 	if x.dim > 0 {
 		h.dim = uint32(x.dim)
 	}
 	if d != nil {
 		h.flags |= flagDocs
 	}
-	if n := len(x.meta); n > fs.slots {
-		h.lastPK, h.lastID = x.meta[n-1].pk, x.meta[n-1].id
-	} else {
-		// No fact added: the file's last stays.
-		h.lastPK, h.lastID = x.fileLastPK, x.fileLastID
+	// The last live fact, which a load checks the database holds: the
+	// file's may be deleted since (a whole file names its last live one
+	// too).
+	h.lastPK, h.lastID = 0, ""
+	for i := len(x.meta) - 1; i >= 0; i-- {
+		if !x.meta[i].dead {
+			h.lastPK, h.lastID = x.meta[i].pk, x.meta[i].id
+			break
+		}
 	}
 	names := make([]string, len(x.postings))
 	for t, id := range x.termID {
 		names[id] = t
 	}
-	b := make([]byte, 0, 256*int(h.added)+64)
+	b := make([]byte, 0, 256*int(h.added)+8*len(p.dels)+64)
 	u32 := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
 	i64 := func(v int64) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
 	str := func(s string) { u32(uint32(len(s))); b = append(b, s...) }
-	for i := fs.slots; i < len(x.meta); i++ {
+	for _, i := range p.slots {
 		m := &x.meta[i]
 		i64(m.pk)
 		str(m.id)
@@ -550,7 +656,7 @@ func planAppend(x *bankIndex, d *docIndex) *appendPlan {
 		}
 	}
 	if x.dim > 0 {
-		for i := fs.slots; i < len(x.meta); i++ {
+		for _, i := range p.slots {
 			q, sc := x.vecs.Quantized(i)
 			u32(math.Float32bits(sc))
 			b = append(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(q))), len(q))...)
@@ -571,6 +677,14 @@ func planAppend(x *bankIndex, d *docIndex) *appendPlan {
 		str(string(m.status))
 		i64(m.expiredAt)
 	}
+	// The deletions by row, in order (a slot is removed once; slots
+	// are in row order).
+	slices.Sort(p.dels)
+	p.dels = slices.Compact(p.dels)
+	u32(uint32(len(p.dels)))
+	for _, i := range p.dels {
+		i64(x.meta[i].pk)
+	}
 	p.record = b
 	h.sec[blkRecord].len = uint64(len(b))
 	if x.dim > 0 {
@@ -579,11 +693,21 @@ func planAppend(x *bankIndex, d *docIndex) *appendPlan {
 	}
 	if a := x.ann; a != nil && x.dim > 0 && x.graphable()-x.fileGraph >= saveAfter(x.live) {
 		if done := int(a.done.Load()); done > 0 {
+			// Numbered as the file's slots: the live ones, and the dead
+			// ones the file holds (deleted since it was written whole),
+			// which a load leaves dead.
+			held := make(map[int32]bool, len(fs.held)+len(p.dels))
+			for _, i := range fs.held {
+				held[i] = true
+			}
+			for _, i := range p.dels {
+				held[i] = true
+			}
 			newSlot := make([]int32, done)
 			n := int32(0)
 			for i := range newSlot {
 				newSlot[i] = -1
-				if !x.meta[i].dead {
+				if !x.meta[i].dead || held[int32(i)] {
 					newSlot[i] = n
 					n++
 				}
@@ -636,8 +760,11 @@ func (p *appendPlan) write(path string, x *bankIndex, stop func() bool) (int64, 
 			if stop() {
 				return 0, errors.New("abandoned")
 			}
-			run := min(spillChunk, n-at)
-			if raw, err = x.exact.readRaw(p.from+at, run, raw[:0]); err != nil {
+			run := 1
+			for run < spillChunk && at+run < n && p.slots[at+run] == p.slots[at]+run {
+				run++
+			}
+			if raw, err = x.exact.readRaw(p.slots[at], run, raw[:0]); err != nil {
 				return 0, err
 			}
 			for i := range run {

@@ -133,15 +133,17 @@ func appendedBank(t *testing.T, dir string, floats bool, rounds, dim int) (*fake
 // rows added and statuses changed appends blocks to the file rather than
 // rewrite it, and that a load reads the file and its blocks without a
 // row and answers exactly as a load from the rows (vectors in memory or
-// read from the file); and that a status log too long, or a deletion,
-// makes the next write whole, as do more facts added than maxAppended.
+// read from the file); that a deletion makes the next write append a
+// block too (TestIndexFile_AppendedDeletions has the cases); and that
+// more facts added than maxAppended make the next write whole.
 func TestIndexFile_Appended(t *testing.T) {
 	for _, floats := range []bool{false, true} {
 		t.Run(fmt.Sprint("FloatVectors=", floats), func(t *testing.T) {
 			const dim = 24
 			dir := t.TempDir()
 			src, _ := appendedBank(t, dir, floats, 3, dim)
-			// A deletion since: the next write is whole.
+			// A deletion since: the next write appends a block that
+			// carries it.
 			w := persistMirror(src, dir, floats)
 			answers(t, w, "a", dim)
 			src.remove("a", "f7")
@@ -149,8 +151,8 @@ func TestIndexFile_Appended(t *testing.T) {
 			answers(t, w, "a", dim)
 			saveNow(w, "a")
 			w.Close()
-			if _, blocks, err := fileView(indexPath(dir, "a")); err != nil || len(blocks) != 0 {
-				t.Fatalf("after a deletion: %d blocks (%v), want a whole file", len(blocks), err)
+			if _, blocks, err := fileView(indexPath(dir, "a")); err != nil || len(blocks) != 4 || blocks[3].added != 5 {
+				t.Fatalf("after a deletion: %d blocks (%v), want 4, the last of 5 facts", len(blocks), err)
 			}
 			want := fresh(t, src, "a", dim)
 			cs := &countingSource{Source: src}
@@ -369,10 +371,12 @@ func TestIndexFile_AppendedForgot(t *testing.T) {
 // (MNEMO_BENCH_FACTS sets another size; no graph: the benchmark's
 // threshold is 0) — 1,000 facts, saveAfter (the write the mirror makes,
 // and the most blocks may add: maxAppended) and 4·saveAfter (blocks
-// allowed that many here) —: a block appended (Append)
-// against the whole file written again (Whole), each reporting the
-// bytes it wrote; and the load, as a first search does, of the file
-// with that block (LoadAppended) against the whole file (LoadWhole).
+// allowed that many here) — or 100 facts deleted (whole documents, and
+// facts of none: the document mirror takes them from the block): a
+// block appended (Append) against the whole file written again (Whole),
+// each reporting the bytes it wrote; and the load, as a first search
+// does, of the file with that block (LoadAppended) against the whole
+// file (LoadWhole).
 //
 //	go test ./store/sqlite/internal/mirror -run X -bench IndexFileAppend -benchtime 3x
 func BenchmarkIndexFileAppend(b *testing.B) {
@@ -386,7 +390,12 @@ func BenchmarkIndexFileAppend(b *testing.B) {
 	ctx := context.Background()
 	defer func(s float64) { appendedSaves = s }(appendedSaves)
 	appendedSaves = 4
-	for _, added := range []int{1_000, saveAfter(n), 4 * saveAfter(n)} {
+	type change struct{ added, deleted int }
+	for _, c := range []change{{1_000, 0}, {saveAfter(n), 0}, {4 * saveAfter(n), 0}, {0, 100}} {
+		name := fmt.Sprintf("Added=%d", c.added)
+		if c.deleted > 0 {
+			name = fmt.Sprintf("Deleted=%d", c.deleted)
+		}
 		src := newFakeSource()
 		src.write("a", persistRows(8, 0, n, dim)...)
 		dir := b.TempDir()
@@ -400,16 +409,36 @@ func BenchmarkIndexFileAppend(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		src.add("a", persistRows(9, n, added, dim)...)
+		if c.added > 0 {
+			src.add("a", persistRows(9, n, c.added, dim)...)
+		}
+		if c.deleted > 0 {
+			// Whole documents from the middle of the bank, then facts of
+			// none, c.deleted in all.
+			var gone []string
+			for d := n / 12; len(gone) < c.deleted; d++ {
+				ids := src.idsOf("a", ofDocument(fmt.Sprint("d", d)))
+				if len(gone)+len(ids) > c.deleted {
+					break
+				}
+				gone = append(gone, ids...)
+			}
+			for k := n / 2; len(gone) < c.deleted; k++ {
+				if k%11 == 5 {
+					gone = append(gone, fmt.Sprint("f", k))
+				}
+			}
+			src.removeAll("a", gone)
+		}
 		if _, err := m.PKs(ctx, "a", nil); err != nil { // takes the rows
 			b.Fatal(err)
 		}
 		x := m.facts["a"]
 		x.mu.Lock()
-		file, fileVersion, since, lastPK, lastID := x.file, x.fileVersion, x.sinceFile, x.fileLastPK, x.fileLastID
+		file, fileVersion, since, delLog := x.file, x.fileVersion, x.sinceFile, x.delLog
 		x.mu.Unlock()
 		// restore puts the whole file back as it was before the rows were
-		// added, and the index's knowledge of it.
+		// added or deleted, and the index's knowledge of it.
 		restore := func(b *testing.B) {
 			if err := os.WriteFile(path, base, 0o600); err != nil {
 				b.Fatal(err)
@@ -419,13 +448,13 @@ func BenchmarkIndexFileAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 			x.mu.Lock()
-			x.file, x.fileVersion, x.sinceFile, x.fileLastPK, x.fileLastID = file, fileVersion, since, lastPK, lastID
+			x.file, x.fileVersion, x.sinceFile, x.delLog = file, fileVersion, since, delLog
 			x.file.info = info
 			x.mu.Unlock()
 		}
 		load := func(b *testing.B) { benchLoad(b, src, dir) }
 		runtime.GC() // the set-up's garbage is not the timed loads' to collect
-		b.Run(fmt.Sprintf("Added=%d/Append", added), func(b *testing.B) {
+		b.Run(name+"/Append", func(b *testing.B) {
 			var wrote int64
 			for b.Loop() {
 				b.StopTimer()
@@ -438,10 +467,25 @@ func BenchmarkIndexFileAppend(b *testing.B) {
 			if _, blocks, err := fileView(path); err != nil || len(blocks) != 1 {
 				b.Fatalf("%d blocks (%v), want 1", len(blocks), err)
 			}
+			// The loads time the file and its block alone: no row read,
+			// for the facts or the documents.
+			cs := &countingSource{Source: src}
+			docRows.Store(0)
+			m := persistMirror(cs, dir, false)
+			if _, err := m.SearchDocuments(ctx, "a", []string{"lake"}, 5); err != nil {
+				b.Fatal(err)
+			}
+			m.mu.Lock()
+			m.closed = true
+			m.mu.Unlock()
+			m.Close()
+			if cs.rows != 0 || docRows.Load() != 0 {
+				b.Fatalf("a load of the file with its block read %d rows and %d for the documents", cs.rows, docRows.Load())
+			}
 			b.ReportMetric(float64(wrote)/float64(b.N)/1e6, "MB/write")
 		})
-		b.Run(fmt.Sprintf("Added=%d/LoadAppended", added), load)
-		b.Run(fmt.Sprintf("Added=%d/Whole", added), func(b *testing.B) {
+		b.Run(name+"/LoadAppended", load)
+		b.Run(name+"/Whole", func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				restore(b)
@@ -460,7 +504,7 @@ func BenchmarkIndexFileAppend(b *testing.B) {
 			}
 			b.ReportMetric(float64(st.Size())/1e6, "MB/write")
 		})
-		b.Run(fmt.Sprintf("Added=%d/LoadWhole", added), load)
+		b.Run(name+"/LoadWhole", load)
 		m.Close()
 	}
 }

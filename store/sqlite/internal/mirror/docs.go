@@ -76,6 +76,26 @@ func (p *factPlaces) set(id string, at factAt) {
 // len returns the number of facts placed.
 func (p *factPlaces) len() int { return len(p.ids) }
 
+// remove forgets fact id's place: the last id placed takes its index
+// (the order of the ids is the table's, which nothing reads in order).
+func (p *factPlaces) remove(id string) {
+	h := idHash(p.seed, id)
+	i, ok := p.idx.get(h, func(i int) bool { return p.ids[i] == id })
+	if !ok {
+		return
+	}
+	hashOf := func(i int) uint64 { return idHash(p.seed, p.ids[i]) }
+	p.idx.del(h, func(i int) bool { return p.ids[i] == id }, hashOf)
+	last := len(p.ids) - 1
+	if i != last {
+		moved := p.ids[last]
+		p.ids[i], p.at[i] = moved, p.at[last]
+		// The entry of moved, still at last, now names i.
+		p.idx.put(idHash(p.seed, moved), i, func(j int) bool { return j == last }, hashOf)
+	}
+	p.ids, p.at = p.ids[:last], p.at[:last]
+}
+
 // docEntry is one document: its id, its facts and its length.
 type docEntry struct {
 	id     string
@@ -160,6 +180,97 @@ func (x *docIndex) addCounted(pk int64, id, doc string, words []termCount, lengt
 
 // id returns the id of the document in slot d.
 func (x *docIndex) id(d int) string { return x.docs[d].id }
+
+// removeFacts takes the facts ids (distinct) out of x, as a load from
+// the rows without them would have made x, and reports true; or, when
+// that is not sure, leaves x as it was and reports false. Sure: each is
+// a fact of no document, or every fact of its document is among ids (a
+// document replaced deletes them all), and no term list that holds one
+// of their documents holds another document twice. A load from the rows
+// numbers the documents in the order their first facts come, and gives
+// a document a second posting in a term's list only when other
+// documents' postings came between (addCounted looks a few back): a
+// fact of a document left, or a list where the documents removed may
+// have kept another's postings apart, could come out otherwise.
+func (x *docIndex) removeFacts(ids []string) bool {
+	gone := make([]bool, len(x.docs))
+	var left map[int32]int // each document's facts not removed yet
+	for _, id := range ids {
+		at, ok := x.at.get(id)
+		if !ok {
+			return false
+		}
+		if at.doc < 0 {
+			continue
+		}
+		if left == nil {
+			left = map[int32]int{}
+		}
+		if _, ok := left[at.doc]; !ok {
+			left[at.doc] = len(x.docs[at.doc].facts)
+		}
+		left[at.doc]--
+		gone[at.doc] = true
+	}
+	for _, n := range left {
+		if n != 0 {
+			return false
+		}
+	}
+	if len(left) > 0 {
+		// A document twice in a list one of them is in: not sure.
+		seen := make([]int32, len(x.docs))
+		for t, ps := range x.postings {
+			if !slices.ContainsFunc(ps, func(p docPosting) bool { return gone[p.doc] }) {
+				continue
+			}
+			for _, p := range ps {
+				if seen[p.doc] == int32(t+1) {
+					return false
+				}
+				seen[p.doc] = int32(t + 1)
+			}
+		}
+	}
+	for _, id := range ids {
+		x.at.remove(id)
+	}
+	x.facts -= len(ids)
+	if len(left) == 0 {
+		return true
+	}
+	// The documents left, renumbered in their order.
+	newDoc := make([]int32, len(x.docs))
+	kept := x.docs[:0]
+	for d := range x.docs {
+		newDoc[d] = -1
+		if gone[d] {
+			x.totalLen -= int64(x.docs[d].length)
+			delete(x.slot, x.docs[d].id)
+			continue
+		}
+		newDoc[d] = int32(len(kept))
+		kept = append(kept, x.docs[d])
+		x.slot[x.docs[d].id] = newDoc[d]
+	}
+	clear(x.docs[len(kept):])
+	x.docs = kept
+	for t, ps := range x.postings {
+		out := ps[:0]
+		for _, p := range ps {
+			if nd := newDoc[p.doc]; nd >= 0 {
+				out = append(out, docPosting{doc: nd, tf: p.tf})
+			}
+		}
+		x.postings[t] = out
+	}
+	for i := range x.at.at {
+		if d := x.at.at[i].doc; d >= 0 {
+			x.at.at[i].doc = newDoc[d]
+		}
+	}
+	return true
+}
 
 // documents returns the bank's document mirror brought up to date with
 // the file, unlocked: a read locks it, and finds it at this version or,

@@ -85,16 +85,15 @@ type bankIndex struct {
 	fileGraph int
 	saving    bool
 	// file is what the index knows of its index file, to append to it
-	// (append.go); fileLastPK and fileLastID are the file's last fact.
-	file       fileState
-	fileLastPK int64
-	fileLastID string
-	// dirty counts the changes an appended block cannot carry (a fact
-	// removed, the slots compacted): a file made before one is written
-	// whole next. statusLog lists the rows whose status changed, for the
-	// next block.
+	// (append.go).
+	file fileState
+	// dirty counts the changes an appended block cannot carry (the slots
+	// compacted, a log past its bound): a file made before one is
+	// written whole next. statusLog lists the rows whose status changed,
+	// delLog the slots whose facts were removed, for the next block.
 	dirty     uint64
 	statusLog []int64
+	delLog    []int32
 	// forgets counts the forgets of the bank's facts (Mirror.Forgot): a
 	// file encoded before one must not be written.
 	forgets int
@@ -380,7 +379,7 @@ func (x *bankIndex) remove(pk int64) {
 		return
 	}
 	x.forgetSlot(i)
-	x.dirty++
+	x.logDelete(i)
 	e := &x.meta[i]
 	for _, t := range x.terms[e.termOff : e.termOff+e.termN] {
 		x.df[t]--
@@ -398,7 +397,10 @@ func (x *bankIndex) compact() {
 	if dead < 64 || dead*4 < len(x.meta) {
 		return
 	}
+	// The slots are renumbered: the file's next write is whole, and the
+	// deletions logged by slot go with it.
 	x.dirty++
+	x.delLog = nil
 	old, oldVecs, oldExact, oldANN := x.meta, x.vecs, x.exact, x.ann
 	oldSlot := make([]int32, len(old)) // old slot → new slot, -1 if dead
 	x.meta, x.state, x.length = make([]indexEntry, 0, x.live), make([]uint8, 0, x.live), make([]int32, 0, x.live)
@@ -558,7 +560,7 @@ func (x *bankIndex) clear() {
 	x.live, x.inactive, x.open = 0, 0, 0
 	x.vecs, x.exact = nil, nil
 	x.fileVersion, x.sinceFile, x.fileGraph = -1, 0, 0
-	x.file, x.statusLog = fileState{}, nil
+	x.file, x.statusLog, x.delLog = fileState{}, nil, nil
 	x.dirty++
 	x.dropMapping(a)
 }

@@ -62,7 +62,7 @@ func (m *Mirror) loadFile(ctx context.Context, bank string, x *bankIndex, snap S
 	x.fileVersion, x.sinceFile = l.h.version, 0
 	x.file = l.file
 	x.file.slots, x.file.n, x.file.dirty = len(x.meta), len(x.meta), x.dirty
-	x.fileLastPK, x.fileLastID, x.statusLog = l.h.lastPK, l.h.lastID, nil
+	x.statusLog, x.delLog = nil, nil
 	if l.g != nil {
 		// Searched at once; maybeBuild starts linking the slots after it.
 		x.ann = newANN(l.g, x.vecs, l.g.Len())
@@ -187,7 +187,7 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 	}
 	docs := d.levelWith(x.version)
 	s := encode(bank, x, docs, x.fp)
-	forgets, dirty, logN, slots := x.forgets, x.dirty, len(x.statusLog), len(x.meta)
+	forgets, dirty, logN, delN, slots := x.forgets, x.dirty, len(x.statusLog), len(x.delLog), len(x.meta)
 	if docs != nil {
 		docs.mu.RUnlock()
 	}
@@ -234,8 +234,7 @@ func (m *Mirror) save(bank string, x *bankIndex, d *docIndex) {
 	x.fileVersion, x.sinceFile, x.fileGraph = version, x.sinceFile-since, graphN
 	x.file = fileState{info: info, end: uint64(info.Size()), base: uint64(info.Size()), crc: s.h.crc,
 		slots: slots, n: len(s.slots), dirty: dirty}
-	x.fileLastPK, x.fileLastID = s.h.lastPK, s.h.lastID
-	x.dropLog(logN)
+	x.dropLog(logN, delN)
 	if x.exact != nil {
 		x.exact.bad.Store(false) // the file just written is whole
 	}
@@ -272,13 +271,13 @@ func (m *Mirror) saveAppend(bank string, x *bankIndex, d *docIndex) bool {
 	}
 	fs := &x.file
 	fs.end, fs.crc, fs.blocks = p.h.end, p.h.crc, fs.blocks+1
-	fs.slots, fs.n, fs.added = p.from+int(p.h.added), fs.n+int(p.h.added), fs.added+int(p.h.added)
-	x.fileLastPK, x.fileLastID = p.h.lastPK, p.h.lastID
+	fs.slots, fs.n, fs.added = p.to, fs.n+int(p.h.added), fs.added+int(p.h.added)
+	fs.held = append(fs.held, p.dels...)
 	x.fileVersion, x.sinceFile = version, x.sinceFile-since
 	if p.graph != nil {
 		x.fileGraph = p.graphN
 	}
-	x.dropLog(p.logN)
+	x.dropLog(p.logN, p.delN)
 	appended.Add(wrote)
 	return true
 }
@@ -287,14 +286,19 @@ func (m *Mirror) saveAppend(bank string, x *bankIndex, d *docIndex) bool {
 // benchmarks read it).
 var appended atomic.Int64
 
-// dropLog drops the first n entries of x's status log: a file now holds
-// them. The caller holds x.mu.
-func (x *bankIndex) dropLog(n int) {
+// dropLog drops the first n entries of x's status log and the first del
+// of its deletion log: a file now holds them. The caller holds x.mu.
+func (x *bankIndex) dropLog(n, del int) {
 	if n > len(x.statusLog) {
 		x.statusLog = nil // the log was dropped meanwhile (and dirty moved)
-		return
+	} else {
+		x.statusLog = slices.Clone(x.statusLog[n:])
 	}
-	x.statusLog = slices.Clone(x.statusLog[n:])
+	if del > len(x.delLog) {
+		x.delLog = nil // likewise
+	} else {
+		x.delLog = slices.Clone(x.delLog[del:])
+	}
 }
 
 // adopt takes y's contents, a document mirror read from the bank's index

@@ -270,8 +270,8 @@ func (m *Mirror) Forgot(bank string) {
 			return
 		}
 		x.fileVersion, x.sinceFile, x.fileGraph = -1, 0, 0
-		x.file, x.statusLog = fileState{}, nil // never appended to: written whole
-		x.forgets++                            // a write under way may hold the forgotten facts: it must not land
+		x.file, x.statusLog, x.delLog = fileState{}, nil, nil // never appended to: written whole
+		x.forgets++                                           // a write under way may hold the forgotten facts: it must not land
 	}
 	if dir != "" {
 		os.Remove(indexPath(dir, bank))
