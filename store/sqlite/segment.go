@@ -31,12 +31,13 @@ const (
 
 // segmentCheckpointPages is the WAL's length at which a commit
 // checkpoints it while a document's segments are written (instead of
-// walCheckpointPages; 400 MiB of WAL): each segment's commit writes
-// every index page its facts touched, most of them the same pages as
-// the segment before's, and a checkpoint copies each page once however
-// many commits rewrote it since the last. Measured at 5 MB (quiet
-// machine, 2 runs each): 11.8 s → 10.8 s, 3.2 → 2.7 s of system time,
-// the same peak RSS. The batch that completes the document sets it back.
+// walCheckpointPages; 400 MiB of WAL): a page several segments' commits
+// rewrite (the tail of each index, the entities') is copied to the
+// database once however many commits rewrote it since the last
+// checkpoint. Measured with the facts numbered in order (docs/scale.md,
+// "Bounded memory"): at 50 MB, 62.6 s against 65.5–67.2 s with
+// walCheckpointPages; at 5 MB the same. The batch that completes the
+// document sets it back.
 const segmentCheckpointPages = 100000
 
 // continueDocument is the document part of a batch that continues a
