@@ -257,18 +257,9 @@ func TestIndexFile_AppendedTorn(t *testing.T) {
 	cases = append(cases, damage{"BlocksOfAnotherHeader", other, all})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if err := os.WriteFile(path, c.file, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cs := &countingSource{Source: src}
-			m := persistMirror(cs, dir, false)
-			got := answers(t, m, "a", dim)
-			m.Close()
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("answers with a damaged block differ from the rows':\n got %v\nwant %v", got, want)
-			}
-			if cs.rows != c.rows {
-				t.Errorf("read %d rows, want the %d the damaged block and those after it add", cs.rows, c.rows)
+			rows := loadFileAnswers(t, path, c.file, src, dir, dim, want, "a damaged block")
+			if rows != c.rows {
+				t.Errorf("read %d rows, want the %d the damaged block and those after it add", rows, c.rows)
 			}
 		})
 	}
