@@ -17,8 +17,9 @@ import (
 // the indexes keyed by fact id and a segment touches few pages more than
 // once: segmentCacheKiB is the cache of a segment, measured
 // (docs/scale.md, "Bounded memory") at 5 MB as fast as 48 MiB and at
-// 50 MB about 6% slower for 60 MB less while the segments are written
-// and 20 MB less at the peak. (With random ids, 16 MiB was far slower: a
+// 50 MB a few percent slower (63 s against 61 s), for 60 MB less while
+// the segments are written and 20 MB less at the peak (48 MiB peaked at
+// 295–298 MB, against the 300 MB a document may take). (With random ids, 16 MiB was far slower: a
 // segment spilled and read again pages it touched more than once.) The
 // batch that completes the document writes its text (overflow pages
 // written once, never read again by the writer) through textCacheKiB,
