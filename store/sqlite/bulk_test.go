@@ -30,14 +30,17 @@ func bulkBatches(prefix string, docs, size int) []*memory.WriteBatch {
 }
 
 // openBulk opens a store with bank "b" at path.
-func openBulk(t *testing.T, path string) *Store {
+func openBulk(t *testing.T, path string) *Store { return openBank(t, path, "b") }
+
+// openBank opens a store at path, closed when the test ends, with bank.
+func openBank(t *testing.T, path, bank string) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if err := s.CreateBank(context.Background(), &memory.Bank{ID: "b"}); err != nil {
+	if err := s.CreateBank(context.Background(), &memory.Bank{ID: bank}); err != nil {
 		t.Fatal(err)
 	}
 	return s

@@ -17,14 +17,7 @@ import (
 // the cache where it was, and the text is stored whole.
 func TestStore_ContinueCache(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.CreateBank(ctx, &memory.Bank{ID: "a"}); err != nil {
-		t.Fatal(err)
-	}
+	s := openBank(t, filepath.Join(t.TempDir(), "x.db"), "a")
 	cache := func(what string, want int) {
 		t.Helper()
 		var got int

@@ -16,14 +16,7 @@ import (
 // A's first facts) and a batch that fails after such a replacement.
 func TestStore_WriteManyReplaced(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "x.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.CreateBank(ctx, &memory.Bank{ID: "a"}); err != nil {
-		t.Fatal(err)
-	}
+	s := openBank(t, filepath.Join(t.TempDir(), "x.db"), "a")
 	batch := func(doc, item, hash string, ids ...string) *memory.WriteBatch {
 		w := &memory.WriteBatch{BankID: "a", Document: &memory.Document{ID: doc, Source: "s", ItemID: item, ContentHash: hash}}
 		for _, id := range ids {

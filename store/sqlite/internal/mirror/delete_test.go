@@ -276,10 +276,7 @@ func TestIndexFile_AppendedDeletionsNotCarried(t *testing.T) {
 			fake.remove("a", "f61")
 			fake.setStatus("a", "f62", memory.StatusArchived, 0)
 			want := fresh(t, fake, "a", dim)
-			cs := &countingSource{Source: src}
-			m := persistMirror(cs, dir, false)
-			got := answers(t, m, "a", dim)
-			m.Close()
+			got, cs := loadAnswers(t, src, dir, dim)
 			if cs.rows != 0 || cs.statuses == 0 {
 				t.Errorf("read %d rows and %d statuses, want no row and every status", cs.rows, cs.statuses)
 			}
@@ -383,10 +380,7 @@ func TestIndexFile_AppendedDeletionsCompacted(t *testing.T) {
 		t.Fatalf("after compaction: %d blocks (%v), want a whole file", len(blocks), err)
 	}
 	want := fresh(t, fake, "a", dim)
-	cs := &countingSource{Source: fake}
-	m := persistMirror(cs, dir, false)
-	got := answers(t, m, "a", dim)
-	m.Close()
+	got, cs := loadAnswers(t, fake, dir, dim)
 	if cs.rows != 0 || !reflect.DeepEqual(got, want) {
 		t.Fatalf("after compaction: read %d rows, answers equal the rows' %v", cs.rows, reflect.DeepEqual(got, want))
 	}
@@ -477,10 +471,7 @@ func TestIndexFile_DeletionLogBound(t *testing.T) {
 		t.Fatalf("after the log's bound: %d blocks (%v), want a whole file", len(blocks), err)
 	}
 	want := fresh(t, fake, "a", dim)
-	cs := &countingSource{Source: fake}
-	m := persistMirror(cs, dir, false)
-	got := answers(t, m, "a", dim)
-	m.Close()
+	got, cs := loadAnswers(t, fake, dir, dim)
 	if cs.rows != 0 || !reflect.DeepEqual(got, want) {
 		t.Fatalf("after the log's bound: read %d rows, answers equal the rows' %v", cs.rows, reflect.DeepEqual(got, want))
 	}

@@ -1255,15 +1255,23 @@ func (s *sectionWriter) section(h *fileHeader, i int, fill func(w io.Writer) err
 	return nil
 }
 
-// chunked returns a writer of w whose buffer is handed over at 64 KiB,
-// and the function that writes the rest.
-func chunked(w io.Writer) (*[]byte, func() error) {
+// chunked returns a buffer for w, the function that writes it to w once
+// it holds 60 KiB or more (call it after each append), and the one that
+// writes the rest.
+func chunked(w io.Writer) (*[]byte, func() error, func() error) {
 	b := make([]byte, 0, 64<<10)
-	return &b, func() error {
+	flush := func() error {
 		_, err := w.Write(b)
 		b = b[:0]
 		return err
 	}
+	full := func() error {
+		if len(b) >= 60<<10 {
+			return flush()
+		}
+		return nil
+	}
+	return &b, full, flush
 }
 
 // write writes s to a temporary file in dir, mode 0600 (dir is made
@@ -1300,7 +1308,7 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 		return fail(err)
 	}
 	if err := write(secPostings, func(w io.Writer) error {
-		b, flush := chunked(w)
+		b, full, flush := chunked(w)
 		for t, ps := range x.postings {
 			if s.newTerm[t] < 0 {
 				continue
@@ -1310,10 +1318,8 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 					*b = binary.LittleEndian.AppendUint32(*b, uint32(ns))
 					*b = binary.LittleEndian.AppendUint16(*b, p.tf)
 					*b = binary.LittleEndian.AppendUint16(*b, 0)
-					if len(*b) >= 60<<10 {
-						if err := flush(); err != nil {
-							return err
-						}
+					if err := full(); err != nil {
+						return err
 					}
 				}
 			}
@@ -1323,16 +1329,14 @@ func (s *snapshotOf) write(dir string, x *bankIndex, stop func() bool) (*os.File
 		return fail(err)
 	}
 	if err := write(secTerms, func(w io.Writer) error {
-		b, flush := chunked(w)
+		b, full, flush := chunked(w)
 		for _, i := range s.slots {
 			m := &x.meta[i]
 			for _, t := range x.terms[m.termOff : m.termOff+m.termN] {
 				*b = binary.LittleEndian.AppendUint32(*b, uint32(s.newTerm[t]))
 			}
-			if len(*b) >= 60<<10 {
-				if err := flush(); err != nil {
-					return err
-				}
+			if err := full(); err != nil {
+				return err
 			}
 		}
 		return flush()

@@ -204,14 +204,22 @@ func loadFileAnswers(t *testing.T, path string, file []byte, src Source, dir str
 	if err := os.WriteFile(path, file, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cs := &countingSource{Source: src}
-	m := persistMirror(cs, dir, false)
-	got := answers(t, m, "a", dim)
-	m.Close()
+	got, cs := loadAnswers(t, src, dir, dim)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("answers with %s differ from the rows':\n got %v\nwant %v", what, got, want)
 	}
 	return cs.rows
+}
+
+// loadAnswers loads bank a from the index file in dir (the rows from
+// src, counted) as a new process's first search does, and returns the
+// answers and what the load read from src.
+func loadAnswers(t *testing.T, src Source, dir string, dim int) ([]any, *countingSource) {
+	t.Helper()
+	cs := &countingSource{Source: src}
+	m := persistMirror(cs, dir, false)
+	defer m.Close()
+	return answers(t, m, "a", dim), cs
 }
 
 // answers runs a fixed set of searches and lookups on bank and returns
@@ -359,10 +367,7 @@ func TestIndexFile_StatusesChanged(t *testing.T) {
 	src.setStatus("a", "f8", memory.StatusSuperseded, 1_700_000_000_000_000+200*1_000_000)
 	src.add("a", persistRows(7, 300, 12, dim)...)
 	want := fresh(t, src, "a", dim)
-	cs := &countingSource{Source: src}
-	m = persistMirror(cs, dir, false)
-	got := answers(t, m, "a", dim)
-	m.Close()
+	got, cs := loadAnswers(t, src, dir, dim)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("answers after status changes differ from the rows':\n got %v\nwant %v", got, want)
 	}
@@ -372,10 +377,7 @@ func TestIndexFile_StatusesChanged(t *testing.T) {
 
 	src.remove("a", "f9")
 	want = fresh(t, src, "a", dim)
-	cs = &countingSource{Source: src}
-	m = persistMirror(cs, dir, false)
-	got = answers(t, m, "a", dim)
-	m.Close()
+	got, cs = loadAnswers(t, src, dir, dim)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("answers after a deletion differ from the rows':\n got %v\nwant %v", got, want)
 	}
@@ -496,10 +498,7 @@ func TestIndexFile_Corrupt(t *testing.T) {
 		if err := os.WriteFile(path, good, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cs := &countingSource{Source: ahead}
-		m := persistMirror(cs, dir, false)
-		answers(t, m, "a", dim)
-		m.Close()
+		_, cs := loadAnswers(t, ahead, dir, dim)
 		if cs.rows != 300 {
 			t.Errorf("read %d rows, want all 300", cs.rows)
 		}
@@ -516,10 +515,7 @@ func TestIndexFile_Corrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantAlt := fresh(t, alt, "a", dim)
-		cs := &countingSource{Source: alt}
-		m := persistMirror(cs, dir, false)
-		got := answers(t, m, "a", dim)
-		m.Close()
+		got, cs := loadAnswers(t, alt, dir, dim)
 		if cs.rows != 300 || !reflect.DeepEqual(got, wantAlt) {
 			t.Errorf("read %d rows (want 300); answers equal a fresh load's: %v", cs.rows, reflect.DeepEqual(got, wantAlt))
 		}
@@ -539,10 +535,7 @@ func TestIndexFile_Corrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantR := fresh(t, restored, "a", dim)
-		cs := &countingSource{Source: restored}
-		m := persistMirror(cs, dir, false)
-		got := answers(t, m, "a", dim)
-		m.Close()
+		got, cs := loadAnswers(t, restored, dir, dim)
 		if cs.rows != 270 || !reflect.DeepEqual(got, wantR) {
 			t.Errorf("read %d rows (want 270); answers equal a fresh load's: %v", cs.rows, reflect.DeepEqual(got, wantR))
 		}
@@ -565,10 +558,7 @@ func TestIndexFile_Corrupt(t *testing.T) {
 		before.setStatus("a", "f60", memory.StatusArchived, 0)
 		before.banks["a"].version = after.banks["a"].version + 3
 		wantB := fresh(t, before, "a", dim)
-		cs := &countingSource{Source: before}
-		m = persistMirror(cs, dir, false)
-		got := answers(t, m, "a", dim)
-		m.Close()
+		got, cs := loadAnswers(t, before, dir, dim)
 		if cs.rows != 300 || !reflect.DeepEqual(got, wantB) {
 			t.Errorf("read %d rows (want 300); answers equal a fresh load's: %v", cs.rows, reflect.DeepEqual(got, wantB))
 		}
@@ -1227,10 +1217,7 @@ func TestIndexFile_Stale(t *testing.T) {
 	src.setStatus("a", "f20", memory.StatusArchived, 0)
 	src.setStatus("a", "f21", memory.StatusSuperseded, 1_700_000_500_000_000)
 	want := fresh(t, src, "a", dim)
-	cs := &countingSource{Source: src}
-	m = persistMirror(cs, dir, false)
-	got := answers(t, m, "a", dim)
-	m.Close()
+	got, cs := loadAnswers(t, src, dir, dim)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("answers from a stale file differ from the rows':\n got %v\nwant %v", got, want)
 	}
